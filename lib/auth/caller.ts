@@ -1,0 +1,20 @@
+/**
+ * The one place that resolves who is calling: an API key (ingestion) or a
+ * signed-in session (dashboard, management API, AI summary).
+ */
+import { errors } from "@/lib/http/errors";
+import { authenticateApiKey, type AuthenticatedKey } from "@/lib/keys/service";
+
+export type { AuthenticatedKey };
+
+/** `Authorization: Bearer <key>` -> the key's project, or 401. */
+export async function requireApiKey(request: Request): Promise<AuthenticatedKey> {
+  const header = request.headers.get("authorization");
+  const match = header ? /^Bearer[ ]+(\S+)\s*$/i.exec(header) : null;
+  if (!match) throw errors.missingApiKey();
+  return authenticateApiKey(match[1]!);
+}
+
+// Session callers (dashboard, management API, AI summary): lib/auth/session.ts.
+export { requireSessionUser, currentUser, type SessionUser } from "@/lib/auth/session";
+export { assertSameOrigin } from "@/lib/auth/same-origin";

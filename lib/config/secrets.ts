@@ -1,0 +1,28 @@
+import { hkdfSync } from "node:crypto";
+
+/**
+ * The server secret that protects stored API keys (AES-256-GCM) and other
+ * server-side tokens. `npm run dev` and the tests generate one when unset;
+ * production refuses to start without it (scripts/start.ts).
+ */
+export function telltaleSecret(): string {
+  const secret = process.env.TELLTALE_SECRET;
+  if (!secret || secret.length < 32) {
+    throw new Error("TELLTALE_SECRET is not set or shorter than 32 characters. Generate one with: openssl rand -base64 32");
+  }
+  return secret;
+}
+
+const derived = new Map<string, Buffer>();
+
+/** A 32-byte key derived from TELLTALE_SECRET for one purpose (HKDF-SHA256). */
+export function deriveKey(purpose: string): Buffer {
+  const secret = telltaleSecret();
+  const cacheKey = `${purpose}\u0000${secret}`;
+  let key = derived.get(cacheKey);
+  if (!key) {
+    key = Buffer.from(hkdfSync("sha256", secret, "telltale", purpose, 32));
+    derived.set(cacheKey, key);
+  }
+  return key;
+}

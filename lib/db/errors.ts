@@ -1,0 +1,42 @@
+/**
+ * True when an error means "the database cannot be reached right now"
+ * (refused, reset, timed out, shutting down), as opposed to a bad query.
+ * Such errors become 503 service_unavailable; the pool reconnects by itself.
+ */
+const NETWORK_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "ENOTFOUND",
+  "EHOSTUNREACH",
+  "57P01", // admin_shutdown
+  "57P02", // crash_shutdown
+  "57P03", // cannot_connect_now
+  "08000",
+  "08001",
+  "08003",
+  "08004",
+  "08006",
+  "53300", // too_many_connections
+  "P1001", // Prisma: can't reach database server
+  "P1002",
+  "P1017", // Prisma: server closed the connection
+  "P2024", // Prisma: timed out fetching a connection from the pool
+]);
+
+const MESSAGE_PATTERN =
+  /(connection terminated|connection timeout|timeout exceeded when trying to connect|ECONNREFUSED|ECONNRESET|Client has encountered a connection error|DatabaseNotReachable|the database system is (shutting down|starting up)|Connection terminated unexpectedly|Can't reach database server)/i;
+
+export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
+  if (!error || typeof error !== "object" || depth > 4) return false;
+  const e = error as { code?: unknown; message?: unknown; cause?: unknown; kind?: unknown };
+  if (typeof e.code === "string" && NETWORK_CODES.has(e.code)) return true;
+  if (e.kind === "DatabaseNotReachable" || e.kind === "ConnectionClosed" || e.kind === "SocketTimeout") return true;
+  if (typeof e.message === "string" && MESSAGE_PATTERN.test(e.message)) return true;
+  if (Array.isArray((error as { errors?: unknown }).errors)) {
+    // AggregateError from a dual-stack connect attempt.
+    if (((error as { errors: unknown[] }).errors).some((inner) => isDatabaseUnavailable(inner, depth + 1))) return true;
+  }
+  return isDatabaseUnavailable(e.cause, depth + 1);
+}

@@ -1,0 +1,143 @@
+import { z } from "zod";
+import type { FieldProblem } from "@/lib/http/errors";
+
+export const EVENT_LEVELS = ["error", "warn", "info"] as const;
+export type EventLevel = (typeof EVENT_LEVELS)[number];
+
+export const MAX_MESSAGE_CHARS = 10_000;
+export const MAX_DEPTH = 32;
+export const MAX_BATCH_EVENTS = 1_000;
+const MAX_PROJECT_ID_CHARS = 128;
+// Unix milliseconds up to the largest date JavaScript (and the API) can show.
+const MAX_UNIX_MS = 8.64e15;
+
+const messageSchema = z
+  .string({ error: (i) => (i.input === undefined ? "Required." : "Must be a string.") })
+  .min(1, "Must not be empty.")
+  .refine((s) => s.length <= MAX_MESSAGE_CHARS || Array.from(s).length <= MAX_MESSAGE_CHARS, {
+    message: `Must be at most ${MAX_MESSAGE_CHARS} characters.`,
+  });
+
+const timestampSchema = z.union(
+  [
+    z.iso.datetime({ offset: true, error: "Must be an ISO 8601 date-time with a time zone, e.g. 2026-01-31T12:00:00Z." }),
+    z.number().int().min(0).max(MAX_UNIX_MS),
+  ],
+  { error: "Must be an ISO 8601 date-time string (with a time zone) or unix milliseconds (a non-negative integer)." },
+);
+
+/** One event as a client sends it (SPEC part A, plus the `timestamp` extension). */
+export const eventInputSchema = z.strictObject(
+  {
+    level: z.enum(EVENT_LEVELS, {
+      error: (i) => (i.input === undefined ? "Required." : `Must be one of ${EVENT_LEVELS.join(", ")}.`),
+    }),
+    message: messageSchema,
+    projectId: z
+      .string({ error: (i) => (i.input === undefined ? "Required." : "Must be a string.") })
+      .min(1, "Must not be empty.")
+      .max(MAX_PROJECT_ID_CHARS, `Must be at most ${MAX_PROJECT_ID_CHARS} characters.`),
+    context: z
+      .record(z.string(), z.unknown(), { error: "Must be a JSON object (omit the field when there is no context)." })
+      .optional(),
+    timestamp: timestampSchema.optional(),
+  },
+  { error: (i) => (i.code === "unrecognized_keys" ? undefined : "Must be a JSON object (one event).") },
+);
+
+export type EventInput = z.infer<typeof eventInputSchema>;
+
+export const eventBatchSchema = z.strictObject(
+  {
+    events: z
+      .array(z.unknown(), { error: (i) => (i.input === undefined ? "Required." : "Must be an array of events.") })
+      .min(1, "Must contain at least one event.")
+      .max(MAX_BATCH_EVENTS, `Must contain at most ${MAX_BATCH_EVENTS} events.`),
+  },
+  { error: (i) => (i.code === "unrecognized_keys" ? undefined : 'Must be a JSON object of the form {"events": [...]}.') },
+);
+
+/** An accepted event, ready to store. */
+export type ValidEvent = {
+  level: EventLevel;
+  message: string;
+  projectId: string;
+  context: Record<string, unknown> | null;
+  timestamp: Date | null;
+};
+
+/**
+ * Validates one event and returns every problem found (not just the first),
+ * with paths under `prefix` (e.g. `events.3.`).
+ */
+export function validateEvent(input: unknown, prefix = ""): { event?: ValidEvent; problems: FieldProblem[] } {
+  const problems: FieldProblem[] = [];
+  // NUL characters and nesting are checked on the raw value: PostgreSQL text
+  // and JSONB cannot store U+0000, and deep nesting is an abuse vector.
+  walk(input, 0, prefix.replace(/\.$/, ""), problems);
+  const parsed = eventInputSchema.safeParse(input);
+  if (!parsed.success) problems.push(...toFieldProblems(parsed.error.issues, prefix));
+  if (problems.length > 0 || !parsed.success) return { problems: dedupe(problems) };
+  const { level, message, projectId, context, timestamp } = parsed.data;
+  return {
+    problems,
+    event: {
+      level,
+      message,
+      projectId,
+      context: context ?? null,
+      timestamp: timestamp === undefined ? null : new Date(timestamp),
+    },
+  };
+}
+
+export function toFieldProblems(issues: z.core.$ZodIssue[], prefix = ""): FieldProblem[] {
+  const out: FieldProblem[] = [];
+  for (const issue of issues) {
+    const base = joinPath(prefix, issue.path);
+    if (issue.code === "unrecognized_keys") {
+      for (const key of issue.keys) out.push({ path: joinPath(base ? `${base}.` : "", [key]), message: "Unknown field." });
+    } else {
+      out.push({ path: base, message: issue.message });
+    }
+  }
+  return out;
+}
+
+function joinPath(prefix: string, path: PropertyKey[]): string {
+  const tail = path.map(String).join(".");
+  if (!prefix) return tail;
+  const head = prefix.replace(/\.$/, "");
+  return tail ? `${head}.${tail}` : head;
+}
+
+function walk(value: unknown, depth: number, path: string, problems: FieldProblem[]): void {
+  if (typeof value === "string") {
+    if (value.includes("\u0000")) problems.push({ path, message: "Must not contain the NUL character (U+0000)." });
+    return;
+  }
+  if (value === null || typeof value !== "object") return;
+  if (depth + 1 > MAX_DEPTH) {
+    problems.push({ path, message: `Nesting is deeper than ${MAX_DEPTH} levels.` });
+    return;
+  }
+  if (Array.isArray(value)) {
+    value.forEach((item, i) => walk(item, depth + 1, path ? `${path}.${i}` : String(i), problems));
+    return;
+  }
+  for (const [key, item] of Object.entries(value)) {
+    const childPath = path ? `${path}.${key}` : key;
+    if (key.includes("\u0000")) problems.push({ path: childPath.replace(/\u0000/g, "\\u0000"), message: "Field names must not contain the NUL character (U+0000)." });
+    walk(item, depth + 1, childPath.replace(/\u0000/g, "\\u0000"), problems);
+  }
+}
+
+function dedupe(problems: FieldProblem[]): FieldProblem[] {
+  const seen = new Set<string>();
+  return problems.filter((p) => {
+    const k = `${p.path}\u0001${p.message}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}

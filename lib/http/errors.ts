@@ -1,0 +1,99 @@
+/** Stable machine-readable error codes (SPEC, "Errors"). */
+export type ErrorCode =
+  | "invalid_json"
+  | "validation_failed"
+  | "unsupported_media_type"
+  | "payload_too_large"
+  | "missing_api_key"
+  | "invalid_api_key"
+  | "project_mismatch"
+  | "api_key_not_accepted"
+  | "unauthenticated"
+  | "forbidden"
+  | "not_found"
+  | "conflict"
+  | "rate_limited"
+  | "ai_unavailable"
+  | "service_unavailable"
+  | "internal";
+
+export type FieldProblem = { path: string; message: string };
+
+const TITLES: Record<ErrorCode, string> = {
+  invalid_json: "Invalid JSON",
+  validation_failed: "Validation failed",
+  unsupported_media_type: "Unsupported media type",
+  payload_too_large: "Payload too large",
+  missing_api_key: "Missing API key",
+  invalid_api_key: "Invalid API key",
+  project_mismatch: "Project mismatch",
+  api_key_not_accepted: "API key not accepted",
+  unauthenticated: "Unauthenticated",
+  forbidden: "Forbidden",
+  not_found: "Not found",
+  conflict: "Conflict",
+  rate_limited: "Too many requests",
+  ai_unavailable: "AI provider unavailable",
+  service_unavailable: "Service unavailable",
+  internal: "Internal server error",
+};
+
+/**
+ * A failure the caller can act on. Thrown by lib/ functions and turned into
+ * problem details by lib/http/problem.ts; the message never carries secrets.
+ */
+export class AppError extends Error {
+  readonly status: number;
+  readonly code: ErrorCode;
+  readonly title: string;
+  readonly errors?: FieldProblem[];
+  readonly headers?: Record<string, string>;
+
+  constructor(
+    status: number,
+    code: ErrorCode,
+    detail: string,
+    options: { errors?: FieldProblem[]; headers?: Record<string, string> } = {},
+  ) {
+    super(detail);
+    this.name = "AppError";
+    this.status = status;
+    this.code = code;
+    this.title = TITLES[code];
+    this.errors = options.errors;
+    this.headers = options.headers;
+  }
+}
+
+export const errors = {
+  invalidJson: (detail = "The request body is not valid JSON.") => new AppError(400, "invalid_json", detail),
+  validation: (problems: FieldProblem[], detail?: string) =>
+    new AppError(400, "validation_failed", detail ?? `The request has ${problems.length} invalid field${problems.length === 1 ? "" : "s"}.`, { errors: problems }),
+  unsupportedMediaType: () =>
+    new AppError(415, "unsupported_media_type", "Send the body as JSON with the header Content-Type: application/json."),
+  payloadTooLarge: (limit: number) =>
+    new AppError(413, "payload_too_large", `The request body is larger than the limit of ${limit} bytes.`),
+  missingApiKey: () =>
+    new AppError(401, "missing_api_key", "Send your project's API key in the header Authorization: Bearer <API_KEY>.", {
+      headers: { "WWW-Authenticate": 'Bearer realm="telltale"' },
+    }),
+  invalidApiKey: () =>
+    new AppError(401, "invalid_api_key", "The API key is not valid. It may have been rotated; copy the current key from the Projects page.", {
+      headers: { "WWW-Authenticate": 'Bearer realm="telltale", error="invalid_token"' },
+    }),
+  projectMismatch: () =>
+    new AppError(403, "project_mismatch", "This API key does not belong to the project named by projectId."),
+  apiKeyNotAccepted: () =>
+    new AppError(401, "api_key_not_accepted", "This endpoint accepts a signed-in session only, not an API key. Remove the Authorization header."),
+  unauthenticated: () => new AppError(401, "unauthenticated", "Sign in to use this endpoint."),
+  forbidden: (detail = "You do not have permission to do this.") => new AppError(403, "forbidden", detail),
+  notFound: (detail = "Not found.") => new AppError(404, "not_found", detail),
+  conflict: (detail: string) => new AppError(409, "conflict", detail),
+  rateLimited: (retryAfterSeconds: number, headers: Record<string, string> = {}) =>
+    new AppError(429, "rate_limited", `Too many requests. Retry after ${retryAfterSeconds} second${retryAfterSeconds === 1 ? "" : "s"}.`, {
+      headers: { ...headers, "Retry-After": String(retryAfterSeconds) },
+    }),
+  aiUnavailable: (detail: string) => new AppError(502, "ai_unavailable", detail),
+  serviceUnavailable: (detail = "The database is unreachable. Retry shortly; nothing was stored.", retryAfterSeconds = 5) =>
+    new AppError(503, "service_unavailable", detail, { headers: { "Retry-After": String(retryAfterSeconds) } }),
+};

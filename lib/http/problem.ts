@@ -1,0 +1,51 @@
+import { AppError, type ErrorCode, type FieldProblem } from "@/lib/http/errors";
+import { isDatabaseUnavailable } from "@/lib/db/errors";
+import { logger } from "@/lib/log";
+
+export const PROBLEM_CONTENT_TYPE = "application/problem+json";
+
+export type ProblemBody = {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: ErrorCode;
+  errors?: FieldProblem[];
+  requestId?: string;
+};
+
+/** The one place that builds an error response (RFC 9457 problem details). */
+export function problemResponse(error: AppError, requestId?: string): Response {
+  const body: ProblemBody = {
+    type: `urn:telltale:error:${error.code}`,
+    title: error.title,
+    status: error.status,
+    detail: error.message,
+    code: error.code,
+    ...(error.errors ? { errors: error.errors } : {}),
+    ...(requestId ? { requestId } : {}),
+  };
+  return new Response(JSON.stringify(body), {
+    status: error.status,
+    headers: { "Content-Type": PROBLEM_CONTENT_TYPE, "Cache-Control": "no-store", ...(error.headers ?? {}) },
+  });
+}
+
+/**
+ * Maps anything thrown by a handler to a response: typed errors as they are,
+ * an unreachable database as 503, anything else as a 500 whose request id is
+ * also in the server log (with the stack, which never reaches the client).
+ */
+export function errorToResponse(error: unknown, requestId: string): Response {
+  if (error instanceof AppError) return problemResponse(error);
+  if (isDatabaseUnavailable(error)) {
+    logger.warn("database unavailable", { requestId, error: describe(error) });
+    return problemResponse(new AppError(503, "service_unavailable", "The database is unreachable. Retry shortly; nothing was stored.", { headers: { "Retry-After": "5" } }));
+  }
+  logger.error("unhandled error", { requestId, error: describe(error), stack: error instanceof Error ? error.stack : undefined });
+  return problemResponse(new AppError(500, "internal", `An unexpected error occurred. Quote request id ${requestId} when reporting it.`), requestId);
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}

@@ -1,0 +1,124 @@
+import { describe, expect, it } from "vitest";
+import { parseEventBatchBody, parseEventBody, parseIdempotencyKey } from "@/lib/events/ingest";
+import { AppError } from "@/lib/http/errors";
+
+const valid = { level: "error", message: "Payment failed", projectId: "p1" };
+
+function problemsOf(fn: () => unknown) {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(AppError);
+    const e = error as AppError;
+    expect(e.status).toBe(400);
+    expect(e.code).toBe("validation_failed");
+    return e.errors ?? [];
+  }
+  throw new Error("expected a validation error");
+}
+
+function nested(depth: number): Record<string, unknown> {
+  let value: Record<string, unknown> = {};
+  for (let i = 1; i < depth; i++) value = { a: value };
+  return value;
+}
+
+describe("event validation", () => {
+  it("accepts a minimal event and the optional fields", () => {
+    expect(parseEventBody(valid)).toEqual({ ...valid, context: null, timestamp: null });
+    const full = parseEventBody({ ...valid, context: { user: { id: 1 }, tags: ["a"], ok: true, n: null }, timestamp: "2026-01-02T03:04:05.678+01:00" });
+    expect(full.context).toEqual({ user: { id: 1 }, tags: ["a"], ok: true, n: null });
+    expect(full.timestamp?.toISOString()).toBe("2026-01-02T02:04:05.678Z");
+    expect(parseEventBody({ ...valid, timestamp: 1767225600000 }).timestamp?.toISOString()).toBe("2026-01-01T00:00:00.000Z");
+  });
+
+  it("lists every problem at once", () => {
+    const problems = problemsOf(() => parseEventBody({ level: "fatal", message: "", context: [1], extra: 1, other: 2 }));
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        { path: "level", message: "Must be one of error, warn, info." },
+        { path: "message", message: "Must not be empty." },
+        { path: "projectId", message: "Required." },
+        { path: "context", message: expect.stringContaining("JSON object") },
+        { path: "extra", message: "Unknown field." },
+        { path: "other", message: "Unknown field." },
+      ]),
+    );
+    expect(problems).toHaveLength(6);
+  });
+
+  it.each([
+    ["an array", [valid]],
+    ["a string", "hello"],
+    ["a number", 42],
+    ["null", null],
+  ])("rejects a body that is %s", (_name, body) => {
+    const problems = problemsOf(() => parseEventBody(body));
+    expect(problems[0]!.message).toMatch(/JSON object/);
+  });
+
+  it("rejects wrong types", () => {
+    const problems = problemsOf(() => parseEventBody({ level: 1, message: 2, projectId: 3, context: "x", timestamp: true }));
+    expect(problems.map((p) => p.path).sort()).toEqual(["context", "level", "message", "projectId", "timestamp"]);
+  });
+
+  it("limits the message to 10,000 characters, counting code points", () => {
+    expect(parseEventBody({ ...valid, message: "x".repeat(10_000) }).message).toHaveLength(10_000);
+    expect(parseEventBody({ ...valid, message: "😀".repeat(10_000) }).message).toHaveLength(20_000);
+    expect(problemsOf(() => parseEventBody({ ...valid, message: "x".repeat(10_001) }))).toEqual([
+      { path: "message", message: "Must be at most 10000 characters." },
+    ]);
+  });
+
+  it("rejects NUL characters anywhere, with their path", () => {
+    const problems = problemsOf(() => parseEventBody({ ...valid, message: "a\u0000b", context: { deep: ["ok", "x\u0000"], ["k\u0000"]: 1 } }));
+    expect(problems.map((p) => p.path)).toEqual(expect.arrayContaining(["message", "context.deep.1", "context.k\\u0000"]));
+  });
+
+  it("allows 32 levels of nesting and rejects 33", () => {
+    // The event object is level 1, so its context may hold 31 levels.
+    expect(parseEventBody({ ...valid, context: nested(31) }).context).toBeTruthy();
+    const problems = problemsOf(() => parseEventBody({ ...valid, context: nested(32) }));
+    expect(problems).toHaveLength(1);
+    expect(problems[0]!.message).toMatch(/deeper than 32/);
+  });
+
+  it("rejects timestamps that are neither ISO 8601 with a zone nor unix ms", () => {
+    for (const timestamp of ["yesterday", "2026-01-01", "2026-01-01T00:00:00", -1, 1.5, 9e15]) {
+      expect(problemsOf(() => parseEventBody({ ...valid, timestamp }))[0]!.path).toBe("timestamp");
+    }
+  });
+});
+
+describe("batch validation", () => {
+  it("accepts 1 to 1,000 events", () => {
+    expect(parseEventBatchBody({ events: [valid] })).toHaveLength(1);
+    expect(parseEventBatchBody({ events: Array(1000).fill(valid) })).toHaveLength(1000);
+  });
+
+  it("rejects an empty, oversized or malformed envelope", () => {
+    expect(problemsOf(() => parseEventBatchBody({ events: [] }))[0]!.path).toBe("events");
+    expect(problemsOf(() => parseEventBatchBody({ events: Array(1001).fill(valid) }))[0]!.path).toBe("events");
+    expect(problemsOf(() => parseEventBatchBody([valid]))[0]!.message).toMatch(/events/);
+    expect(problemsOf(() => parseEventBatchBody({ events: [valid], more: 1 }))).toEqual([{ path: "more", message: "Unknown field." }]);
+  });
+
+  it("names each bad event's path", () => {
+    const problems = problemsOf(() => parseEventBatchBody({ events: [valid, valid, valid, { ...valid, level: "fatal" }, { ...valid, message: "" }] }));
+    expect(problems).toEqual([
+      { path: "events.3.level", message: "Must be one of error, warn, info." },
+      { path: "events.4.message", message: "Must not be empty." },
+    ]);
+  });
+});
+
+describe("Idempotency-Key header", () => {
+  it("accepts 1 to 200 printable characters and nothing else", () => {
+    expect(parseIdempotencyKey(null)).toBeUndefined();
+    expect(parseIdempotencyKey("order-123")).toBe("order-123");
+    expect(parseIdempotencyKey("x".repeat(200))).toHaveLength(200);
+    for (const bad of ["", "x".repeat(201), "tab\there", "é"]) {
+      expect(problemsOf(() => parseIdempotencyKey(bad))[0]!.path).toBe("Idempotency-Key");
+    }
+  });
+});

@@ -1,0 +1,111 @@
+import { describe, expect, it, vi } from "vitest";
+import { AppError, errors } from "@/lib/http/errors";
+import { errorToResponse, problemResponse } from "@/lib/http/problem";
+import { readJsonBody } from "@/lib/http/read-json";
+
+describe("problem details", () => {
+  it("renders an AppError as RFC 9457 JSON with a stable code", async () => {
+    const res = problemResponse(errors.validation([{ path: "level", message: "Required." }]));
+    expect(res.status).toBe(400);
+    expect(res.headers.get("content-type")).toBe("application/problem+json");
+    expect(await res.json()).toEqual({
+      type: "urn:telltale:error:validation_failed",
+      title: "Validation failed",
+      status: 400,
+      detail: "The request has 1 invalid field.",
+      code: "validation_failed",
+      errors: [{ path: "level", message: "Required." }],
+    });
+  });
+
+  it("carries extra headers (Retry-After, WWW-Authenticate)", () => {
+    expect(problemResponse(errors.rateLimited(3)).headers.get("retry-after")).toBe("3");
+    expect(problemResponse(errors.missingApiKey()).headers.get("www-authenticate")).toMatch(/^Bearer/);
+  });
+
+  it("maps an unknown error to a 500 with a request id and no internals", async () => {
+    const log = vi.spyOn(console, "error").mockImplementation(() => {});
+    const prev = process.env.TELLTALE_LOG;
+    delete process.env.TELLTALE_LOG;
+    try {
+      const res = errorToResponse(new Error('relation "secret_table" does not exist; key tlt_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789ab'), "req-123");
+      const body = await res.json();
+      expect(res.status).toBe(500);
+      expect(body.code).toBe("internal");
+      expect(body.requestId).toBe("req-123");
+      expect(JSON.stringify(body)).not.toMatch(/secret_table|tlt_|stack/);
+      const logged = log.mock.calls.map((c) => String(c[0])).join("\n");
+      expect(logged).toContain("req-123");
+      expect(logged).not.toContain("tlt_ABCDEFGHIJKLMNOPQRSTUVWXYZ");
+    } finally {
+      process.env.TELLTALE_LOG = prev;
+      log.mockRestore();
+    }
+  });
+
+  it("maps an unreachable database to 503 with Retry-After", async () => {
+    const warn = vi.spyOn(console, "error").mockImplementation(() => {});
+    const err = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" });
+    const res = errorToResponse(new Error("wrapped", { cause: err }), "r");
+    expect(res.status).toBe(503);
+    expect(res.headers.get("retry-after")).toBe("5");
+    expect((await res.json()).code).toBe("service_unavailable");
+    warn.mockRestore();
+  });
+
+  it("keeps AppError details as they are", async () => {
+    const res = errorToResponse(new AppError(403, "project_mismatch", "x"), "r");
+    expect(res.status).toBe(403);
+    expect((await res.json()).requestId).toBeUndefined();
+  });
+});
+
+function streamRequest(chunks: string[], headers: Record<string, string> = { "content-type": "application/json" }) {
+  let pulled = 0;
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (pulled < chunks.length) controller.enqueue(new TextEncoder().encode(chunks[pulled++]!));
+      else controller.close();
+    },
+  });
+  const request = new Request("http://x/api/events", { method: "POST", body: stream, headers, duplex: "half" } as RequestInit);
+  return { request, pulled: () => pulled };
+}
+
+describe("readJsonBody", () => {
+  it("parses JSON with a JSON content type (parameters and +json allowed)", async () => {
+    for (const type of ["application/json", "application/json; charset=utf-8", "application/vnd.api+json"]) {
+      const { request } = streamRequest(['{"a":', "1}"], { "content-type": type });
+      expect(await readJsonBody(request, 100)).toEqual({ a: 1 });
+    }
+  });
+
+  it("refuses other content types with 415", async () => {
+    for (const type of ["text/plain", "application/x-www-form-urlencoded", ""]) {
+      const { request } = streamRequest(["{}"], type ? { "content-type": type } : {});
+      await expect(readJsonBody(request, 100)).rejects.toMatchObject({ status: 415, code: "unsupported_media_type" });
+    }
+  });
+
+  it("stops reading as soon as the body passes the limit", async () => {
+    const chunk = "x".repeat(1000);
+    const { request, pulled } = streamRequest(Array(100).fill(chunk));
+    await expect(readJsonBody(request, 2500)).rejects.toMatchObject({ status: 413, code: "payload_too_large" });
+    expect(pulled()).toBeLessThanOrEqual(4);
+  });
+
+  it("refuses a declared Content-Length over the limit without reading", async () => {
+    const { request, pulled } = streamRequest(["{}"], { "content-type": "application/json", "content-length": "999999" });
+    await expect(readJsonBody(request, 100)).rejects.toMatchObject({ status: 413 });
+    expect(pulled()).toBe(0);
+  });
+
+  it("answers invalid_json for malformed, empty or non-UTF-8 bodies", async () => {
+    for (const body of ['{"a":', "", "   "]) {
+      const { request } = streamRequest([body]);
+      await expect(readJsonBody(request, 100)).rejects.toMatchObject({ status: 400, code: "invalid_json" });
+    }
+    const bad = new Request("http://x", { method: "POST", body: new Uint8Array([0x7b, 0xff, 0x7d]), headers: { "content-type": "application/json" } });
+    await expect(readJsonBody(bad, 100)).rejects.toMatchObject({ code: "invalid_json" });
+  });
+});
