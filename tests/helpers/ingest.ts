@@ -18,7 +18,7 @@ type Body = unknown;
 
 export function ingestRequest(
   body: Body,
-  opts: { key?: string | null; headers?: Record<string, string>; path?: string; raw?: string | Uint8Array } = {},
+  opts: { key?: string | null; headers?: Record<string, string>; path?: string; raw?: string } = {},
 ) {
   const headers: Record<string, string> = { "content-type": "application/json", ...(opts.headers ?? {}) };
   if (opts.key) headers.authorization = `Bearer ${opts.key}`;

@@ -41,7 +41,7 @@ describe("POST /api/events", () => {
   describe("authentication", () => {
     it("401 missing_api_key without a usable Authorization header", async () => {
       const p = await makeProject();
-      for (const headers of [{}, { authorization: "Basic abc" }, { authorization: "Bearer" }, { authorization: `Token ${p.apiKey}` }]) {
+      for (const headers of [{} as Record<string, string>, { authorization: "Basic abc" }, { authorization: "Bearer" }, { authorization: `Token ${p.apiKey}` }]) {
         const { status, body } = await sendEvent(null, event(p.id), { headers });
         expect(status).toBe(401);
         expect(body.code).toBe("missing_api_key");

@@ -1,0 +1,27 @@
+import { consumeSummaryQuota } from "@/lib/ai/rate-limit";
+import { parseSummarizeQuery } from "@/lib/ai/schemas";
+import { summarizeRecentEvents } from "@/lib/ai/summarize";
+import { requireSessionUser } from "@/lib/auth/caller";
+import { apiRoute, json } from "@/lib/http/route";
+
+/**
+ * GET /api/ai/summarize?limit=&since=&projectId= (session only; SPEC).
+ * Body exactly {"summary"}; the rest is in headers for the dashboard.
+ */
+export const GET = apiRoute(async (request, { requestId }) => {
+  const user = await requireSessionUser(request, { rejectBearer: true });
+  const query = parseSummarizeQuery(new URL(request.url).searchParams);
+  await consumeSummaryQuota(user.id);
+  const result = await summarizeRecentEvents(user, { ...query, requestId });
+  return json(
+    { summary: result.summary },
+    {
+      headers: {
+        "X-Summary-Source": result.source,
+        "X-Summary-Event-Count": String(result.eventCount),
+        "X-Summary-Omitted-Groups": String(result.omittedGroups),
+        "X-Summary-Cache": result.cached ? "hit" : "miss",
+      },
+    },
+  );
+});

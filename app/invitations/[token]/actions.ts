@@ -1,0 +1,30 @@
+"use server";
+
+import { redirect } from "next/navigation";
+import { currentUser } from "@/lib/auth/caller";
+import { signOut } from "@/lib/auth/config";
+import { AppError } from "@/lib/http/errors";
+import { invitationTokenSchema } from "@/lib/invitations/schemas";
+import { acceptInvitation } from "@/lib/invitations/service";
+
+/** Accepts the invitation and opens its project; on failure, back to the page, which shows why. */
+export async function acceptInvitationAction(token: string): Promise<void> {
+  const invitationPage = `/invitations/${encodeURIComponent(token)}`;
+  const user = await currentUser();
+  if (!user) redirect(`/signin?${new URLSearchParams({ callbackUrl: invitationPage })}`);
+  if (!invitationTokenSchema.safeParse(token).success) redirect(invitationPage);
+  let projectId: string;
+  try {
+    ({ projectId } = await acceptInvitation(user, token));
+  } catch (error) {
+    if (error instanceof AppError) redirect(invitationPage);
+    throw error;
+  }
+  redirect(`/projects/${encodeURIComponent(projectId)}`);
+}
+
+/** Signs out and comes back here, to sign in with the invited address. */
+export async function signOutForInvitationAction(token: string): Promise<void> {
+  const invitationPage = `/invitations/${encodeURIComponent(token)}`;
+  await signOut({ redirectTo: `/signin?${new URLSearchParams({ callbackUrl: invitationPage })}` });
+}

@@ -1,0 +1,30 @@
+import { createOpenAI } from "@ai-sdk/openai";
+import type { LanguageModel } from "ai";
+import type { AiSettings } from "@/lib/ai/config";
+
+/** A model object (not a gateway id string). */
+export type SummaryModel = Exclude<LanguageModel, string>;
+
+/** Local servers (Ollama, vLLM, llama.cpp) ignore the key, but the client wants one. */
+const PLACEHOLDER_API_KEY = "not-needed";
+
+/**
+ * The configured model, or null for the built-in digest.
+ * - OPENAI_API_KEY alone: OpenAI's Responses API.
+ * - OPENAI_BASE_URL (with or without a key): that server's Chat Completions
+ *   endpoint, which is what OpenAI-compatible servers speak.
+ * - neither: null.
+ */
+export function resolveSummaryModel(settings: AiSettings): SummaryModel | null {
+  if (!settings.apiKey && !settings.baseURL) return null;
+  const provider = createOpenAI({
+    apiKey: settings.apiKey ?? PLACEHOLDER_API_KEY,
+    ...(settings.baseURL ? { baseURL: settings.baseURL } : {}),
+  });
+  return settings.baseURL ? provider.chat(settings.model) : provider.responses(settings.model);
+}
+
+/** The X-Summary-Source value for a model. */
+export function modelSource(model: SummaryModel): `model:${string}` {
+  return `model:${model.modelId}`;
+}

@@ -1,0 +1,57 @@
+import NextAuth, { type NextAuthConfig } from "next-auth";
+import Nodemailer from "next-auth/providers/nodemailer";
+import { PrismaAdapter } from "@auth/prisma-adapter";
+import { prisma } from "@/lib/db/client";
+import { deriveKey } from "@/lib/config/secrets";
+import { logger } from "@/lib/log";
+import { emailFrom, emailServer } from "@/lib/mail/send-mail";
+import { deliverSignInLink, SIGN_IN_LINK_MAX_AGE_SECONDS } from "@/lib/auth/sign-in-email";
+import { checkSignInRequest } from "@/lib/auth/sign-in-request";
+
+/**
+ * AUTH_SECRET when set; otherwise one derived from TELLTALE_SECRET, so an
+ * operator manages a single secret. Undefined lets Auth.js report MissingSecret.
+ */
+function authSecret(): string | undefined {
+  if (process.env.AUTH_SECRET) return process.env.AUTH_SECRET;
+  if (!process.env.TELLTALE_SECRET) return undefined;
+  return deriveKey("authjs-secret-v1").toString("base64url");
+}
+
+/** Built per request (lazy NextAuth config) so the environment is read when used, not at import. */
+export function authConfig(): NextAuthConfig {
+  return {
+    secret: authSecret(),
+    adapter: PrismaAdapter(prisma),
+    session: { strategy: "database" },
+    pages: { signIn: "/signin", verifyRequest: "/signin/check-email", error: "/signin" },
+    providers: [
+      Nodemailer({
+        // The provider insists on a server even though our sendVerificationRequest
+        // picks the transport itself (lib/mail/send-mail.ts reads EMAIL_SERVER).
+        server: emailServer() ?? "smtp://localhost:25",
+        from: emailFrom(),
+        maxAge: SIGN_IN_LINK_MAX_AGE_SECONDS,
+        async sendVerificationRequest({ identifier, url }) {
+          await deliverSignInLink({ email: identifier, authCallbackUrl: url });
+        },
+      }),
+    ],
+    callbacks: {
+      // Runs before a link is made (email.verificationRequest) and again when
+      // it is used; only the first is rate limited. Known and unknown
+      // addresses take the same path, so the answer is the same for both.
+      async signIn({ user, email }) {
+        if (email?.verificationRequest !== true) return true;
+        return checkSignInRequest(user.email ?? "");
+      },
+    },
+    logger: {
+      error: (error) => logger.error("auth error", { name: error.name, type: (error as { type?: string }).type }),
+      warn: (code) => logger.warn("auth warning", { code }),
+      debug: () => {},
+    },
+  };
+}
+
+export const { handlers, auth, signIn, signOut } = NextAuth(() => authConfig());

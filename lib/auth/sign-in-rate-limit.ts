@@ -1,0 +1,75 @@
+import { AppError } from "@/lib/http/errors";
+import { consumeRateLimit, createRateLimit, type RateLimit } from "@/lib/http/rate-limit";
+
+/**
+ * Sign-in link requests are limited per address (so nobody can flood an inbox)
+ * and per client IP (so nobody can spray addresses). Both limits count every
+ * request, whether the address belongs to a user or not, so the answer never
+ * tells which addresses exist. In memory, per process: on a multi-instance
+ * deployment each instance enforces its own budget.
+ */
+export type SignInLimits = { perEmail: number; perIp: number; windowSeconds: number };
+
+export function signInLimits(env: Record<string, string | undefined> = process.env): SignInLimits {
+  return {
+    perEmail: nonNegativeInt(env.SIGNIN_RATE_LIMIT_PER_EMAIL, 5),
+    perIp: nonNegativeInt(env.SIGNIN_RATE_LIMIT_PER_IP, 20),
+    windowSeconds: Math.max(1, nonNegativeInt(env.SIGNIN_RATE_LIMIT_WINDOW_SECONDS, 15 * 60)),
+  };
+}
+
+function nonNegativeInt(value: string | undefined, fallback: number): number {
+  if (value === undefined || value.trim() === "") return fallback;
+  const n = Number(value);
+  return Number.isInteger(n) && n >= 0 ? n : fallback;
+}
+
+type Limiters = { key: string; email: RateLimit | null; ip: RateLimit | null };
+let limiters: Limiters | undefined;
+
+// Rebuilt when the configuration changes (tests tune it through the environment).
+function currentLimiters(): Limiters {
+  const { perEmail, perIp, windowSeconds } = signInLimits();
+  const key = `${perEmail}/${perIp}/${windowSeconds}`;
+  if (limiters?.key !== key) {
+    limiters = {
+      key,
+      email: createRateLimit({ name: "signin-email", perWindow: perEmail, windowSeconds }),
+      ip: createRateLimit({ name: "signin-ip", perWindow: perIp, windowSeconds }),
+    };
+  }
+  return limiters;
+}
+
+export type SignInAttempt = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+
+/** Counts one sign-in link request against both budgets (each counts, limited or not). */
+export async function consumeSignInAttempt({ email, ip }: { email: string; ip: string }): Promise<SignInAttempt> {
+  const { email: byEmail, ip: byIp } = currentLimiters();
+  const results = await Promise.allSettled([consumeRateLimit(byEmail, normalizeEmailKey(email)), consumeRateLimit(byIp, ip)]);
+  let retryAfterSeconds = 0;
+  for (const result of results) {
+    if (result.status === "fulfilled") continue;
+    const error = result.reason;
+    if (!(error instanceof AppError && error.code === "rate_limited")) throw error;
+    retryAfterSeconds = Math.max(retryAfterSeconds, Number(error.headers?.["Retry-After"] ?? 1));
+  }
+  return retryAfterSeconds > 0 ? { allowed: false, retryAfterSeconds } : { allowed: true };
+}
+
+/** The same normalization Auth.js applies to the identifier (NFKC, trimmed, lower case). */
+export function normalizeEmailKey(email: string): string {
+  return email.normalize("NFKC").trim().toLowerCase();
+}
+
+/**
+ * The client address as the nearest proxy saw it: the right-most entry of
+ * X-Forwarded-For (a client can prepend anything, but not what the proxy
+ * appends), else X-Real-IP. Without a proxy header every client shares the
+ * bucket "unknown", which only ever makes the limit stricter.
+ */
+export function clientIp(headers: { get(name: string): string | null }): string {
+  const forwarded = headers.get("x-forwarded-for");
+  const last = forwarded?.split(",").map((s) => s.trim()).filter(Boolean).at(-1);
+  return last || headers.get("x-real-ip")?.trim() || "unknown";
+}

@@ -1,0 +1,20 @@
+import { buttonMailHtml, sendMail } from "@/lib/mail/send-mail";
+
+/** The invitation mail: who invited you to what, the link, and when it expires. */
+export async function sendInvitationEmail(invite: {
+  to: string;
+  projectName: string;
+  role: "owner" | "member";
+  invitedBy: string;
+  url: string;
+  expiresAt: Date;
+}): Promise<void> {
+  const what = `${invite.invitedBy} invited you to join the project "${invite.projectName}" on Telltale as ${invite.role === "owner" ? "an owner" : "a member"}.`;
+  const expiry = `The link works once, for the address ${invite.to} only, until ${invite.expiresAt.toUTCString()}.`;
+  await sendMail({
+    to: invite.to,
+    subject: `Join "${invite.projectName}" on Telltale`,
+    text: [what, "", "Accept the invitation:", invite.url, "", expiry, "If you did not expect it, ignore this message.", ""].join("\n"),
+    html: buttonMailHtml({ intro: what, buttonLabel: "View invitation", url: invite.url, footnote: `${expiry} If you did not expect it, ignore this message.` }),
+  });
+}

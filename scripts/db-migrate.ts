@@ -1,0 +1,41 @@
+/**
+ * npm run db:migrate
+ *
+ * Applies the pending migrations in prisma/migrations to DATABASE_URL, or to
+ * the embedded database when it is unset (through the running dev server's
+ * connection when one owns the data folder). Safe to run twice or
+ * concurrently.
+ */
+import { ensureDatabase } from "@/lib/db/ensure";
+import { applyMigrations } from "@/lib/db/migrate";
+
+function describe(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.hostname}:${u.port || 5432}${u.pathname}`; // never print a password
+  } catch {
+    return "DATABASE_URL";
+  }
+}
+
+async function main(): Promise<void> {
+  const db = await ensureDatabase({ migrate: false, attach: true });
+  try {
+    const where =
+      db.source === "env" ? describe(db.url) : db.source === "attached" ? `the embedded database (served by a running process)` : "the embedded database";
+    console.log(`Applying migrations to ${where}...`);
+    const applied = await applyMigrations(db.url, { onWait: (m) => console.log(m) });
+    if (applied.length === 0) console.log("No pending migrations: the database is up to date.");
+    for (const name of applied) console.log(`Applied ${name}`);
+  } finally {
+    await db.stop();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(`db:migrate failed: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,78 @@
+/**
+ * npm start: the production server (`next start` on PORT, default 3000).
+ * - Production whatever NODE_ENV says (`next start` runs production builds):
+ *   the required secrets must be set, and each missing one is named.
+ * - DATABASE_URL unset: the embedded PostgreSQL (TELLTALE_DATA_DIR).
+ * - Does not migrate. Pending migrations stop the start with a message to run
+ *   `npm run db:migrate` first. A database that cannot be reached does not:
+ *   the server starts and answers 503 until it comes back.
+ */
+import { createRequire } from "node:module";
+import { canConnect } from "@/lib/db/embedded";
+import { ensureDatabase, runChildWithDatabase } from "@/lib/db/ensure";
+import { migrationStatus } from "@/lib/db/migrate";
+
+const REQUIRED_SECRETS: { name: string; minLength: number; hint: string }[] = [
+  { name: "TELLTALE_SECRET", minLength: 32, hint: "encrypts stored API keys; generate with: openssl rand -base64 32" },
+  { name: "AUTH_SECRET", minLength: 32, hint: "signs sign-in tokens and cookies; generate with: openssl rand -base64 32" },
+];
+
+function secretProblems(): string[] {
+  return REQUIRED_SECRETS.flatMap(({ name, minLength, hint }) => {
+    const value = process.env[name];
+    if (!value) return [`${name} is not set (${hint})`];
+    if (value.length < minLength) return [`${name} is shorter than ${minLength} characters (${hint})`];
+    return [];
+  });
+}
+
+async function main(): Promise<number> {
+  const problems = secretProblems();
+  if (problems.length) {
+    console.error(`Refusing to start: required secrets are missing.\n${problems.map((p) => `  - ${p}`).join("\n")}\nSet them in the environment (see .env.example and the README).`);
+    return 1;
+  }
+  if (!process.env.AUTH_URL && !process.env.AUTH_TRUST_HOST) {
+    console.warn("Warning: neither AUTH_URL nor AUTH_TRUST_HOST is set; sign-in answers 500 until one is (AUTH_URL=https://your.host, or AUTH_TRUST_HOST=true behind a trusted proxy).");
+  }
+
+  const db = await ensureDatabase({ migrate: false });
+  try {
+    const status = await migrationStatus(db.url);
+    if (status.failed.length) {
+      console.error(
+        `Refusing to start: migration ${status.failed.join(", ")} failed part-way and needs an operator ` +
+          `(fix the database, then mark it with \`prisma migrate resolve\`; see the README).`,
+      );
+      await db.stop();
+      return 1;
+    }
+    if (status.pending.length) {
+      console.error(
+        `Refusing to start: the database is missing ${status.pending.length} migration(s): ${status.pending.join(", ")}.\n` +
+          `Run \`npm run db:migrate\` (with the same DATABASE_URL) and start again.`,
+      );
+      await db.stop();
+      return 1;
+    }
+  } catch (error) {
+    if (db.source === "env" && !(await canConnect(db.url, 3000))) {
+      console.warn("Warning: the database cannot be reached; starting anyway (readiness answers 503 until it is back). Migration state not checked.");
+    } else {
+      await db.stop();
+      throw error;
+    }
+  }
+
+  const next = createRequire(import.meta.url).resolve("next/dist/bin/next");
+  const port = process.env.PORT || "3000";
+  return runChildWithDatabase(db, process.execPath, [next, "start", "--port", port, ...process.argv.slice(2)]);
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error) => {
+    console.error(`npm start: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  },
+);

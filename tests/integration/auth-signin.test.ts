@@ -1,0 +1,296 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { renderToStaticMarkup } from "react-dom/server";
+import { GET, POST } from "@/app/api/auth/[...nextauth]/route";
+import ConfirmSignInPage from "@/app/signin/confirm/page";
+import { prisma } from "@/lib/db/client";
+import { requireSessionUser } from "@/lib/auth/session";
+import { startSmtpSink, uniqueEmail } from "@/tests/helpers/session";
+
+let smtp: Awaited<ReturnType<typeof startSmtpSink>>;
+let ipSeq = 0;
+
+beforeAll(async () => {
+  smtp = await startSmtpSink();
+  vi.stubEnv("EMAIL_SERVER", smtp.url);
+});
+afterAll(async () => {
+  vi.unstubAllEnvs();
+  await smtp.close();
+});
+beforeEach(() => {
+  // Defaults for every test; a test may tighten them.
+  vi.stubEnv("SIGNIN_RATE_LIMIT_PER_EMAIL", "5");
+  vi.stubEnv("SIGNIN_RATE_LIMIT_PER_IP", "20");
+});
+
+/** A browser-like cookie jar for one client. */
+class Client {
+  cookies = new Map<string, string>();
+  constructor(
+    readonly origin = "http://localhost:3000",
+    readonly ip = `10.0.${Math.floor(++ipSeq / 250)}.${ipSeq % 250}`,
+  ) {}
+
+  header(): string {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
+  }
+
+  async send(method: "GET" | "POST", path: string, form?: Record<string, string>): Promise<Response> {
+    const url = path.startsWith("http") ? path : `${this.origin}${path}`;
+    const headers: Record<string, string> = { cookie: this.header(), "x-forwarded-for": this.ip };
+    if (form) headers["content-type"] = "application/x-www-form-urlencoded";
+    const request = new Request(url, { method, headers, body: form ? new URLSearchParams(form).toString() : undefined });
+    const res = await (method === "GET" ? GET : POST)(request as never);
+    for (const line of res.headers.getSetCookie()) {
+      const [pair] = line.split(";");
+      const eq = pair!.indexOf("=");
+      const name = pair!.slice(0, eq);
+      const value = pair!.slice(eq + 1);
+      if (value === "" || /max-age=0/i.test(line) || /expires=Thu, 01 Jan 1970/i.test(line)) this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+    return res;
+  }
+
+  async csrf(): Promise<string> {
+    const res = await this.send("GET", "/api/auth/csrf");
+    expect(res.status).toBe(200);
+    return ((await res.json()) as { csrfToken: string }).csrfToken;
+  }
+
+  /** What the sign-in page's form does. */
+  async requestLink(email: string, callbackUrl = "/projects"): Promise<Response> {
+    return this.send("POST", "/api/auth/signin/nodemailer", { email, csrfToken: await this.csrf(), callbackUrl });
+  }
+}
+
+const CHECK_EMAIL = "http://localhost:3000/api/auth/verify-request?provider=nodemailer&type=email";
+
+function linkIn(text: string): URL {
+  const match = /https?:\/\/[^\s"<>]+\/signin\/confirm\?[^\s"<>]+/.exec(text);
+  if (!match) throw new Error("no confirmation link in the mail");
+  return new URL(match[0]);
+}
+
+/** Renders the confirmation page for a link and returns its form's action (what the button POSTs to). */
+async function confirmFormAction(link: URL): Promise<string> {
+  const html = renderToStaticMarkup(await ConfirmSignInPage({ searchParams: Promise.resolve(Object.fromEntries(link.searchParams)) }));
+  const action = /<form[^>]*action="([^"]+)"/.exec(html)?.[1];
+  expect(html).toMatch(/method="post"/);
+  expect(html).toContain("Sign in");
+  if (!action) throw new Error("no form on the confirmation page");
+  return action.replace(/&amp;/g, "&");
+}
+
+describe("email magic link sign-in (Auth.js + Nodemailer)", () => {
+  it("mails a link to /signin/confirm valid 15 minutes; its button signs in once, with an HttpOnly SameSite=Lax cookie", async () => {
+    const email = uniqueEmail("signin");
+    const browser = new Client();
+    const before = Date.now();
+    const res = await browser.requestLink(email.toUpperCase());
+    expect(res.status).toBe(302);
+    expect(res.headers.get("location")).toBe(CHECK_EMAIL);
+    // ...which sends the browser on to our page.
+    const checkEmail = await browser.send("GET", CHECK_EMAIL);
+    expect(checkEmail.headers.get("location")).toBe("/signin/check-email?provider=nodemailer&type=email");
+
+    const mail = await smtp.mailTo(email);
+    expect(mail.raw).toMatch(/Content-Type: text\/plain/i);
+    expect(mail.raw).toMatch(/Content-Type: text\/html/i);
+    expect(mail.raw).toContain("no-reply@localhost"); // default EMAIL_FROM
+    const link = linkIn(mail.text);
+    expect(link.origin + link.pathname).toBe("http://localhost:3000/signin/confirm");
+    expect(link.searchParams.get("email")).toBe(email);
+    expect(link.searchParams.get("callbackUrl")).toBe("http://localhost:3000/projects");
+    expect(mail.text).not.toContain("/api/auth/callback"); // scanners must not reach Auth.js directly
+
+    const tokens = await prisma.verificationToken.findMany({ where: { identifier: email } });
+    expect(tokens).toHaveLength(1);
+    expect(tokens[0]!.token).not.toBe(link.searchParams.get("token")); // stored hashed
+    const lifetime = tokens[0]!.expires.getTime() - before;
+    expect(lifetime).toBeGreaterThan(15 * 60_000 - 10_000);
+    expect(lifetime).toBeLessThanOrEqual(15 * 60_000 + 1000);
+
+    // Opening the link (GET, as a mail scanner does) consumes nothing.
+    const action = await confirmFormAction(link);
+    expect(action.startsWith("/api/auth/callback/nodemailer?")).toBe(true);
+    expect(await prisma.verificationToken.count({ where: { identifier: email } })).toBe(1);
+
+    // The button.
+    const signedIn = await browser.send("POST", action, {});
+    expect(signedIn.status).toBe(302);
+    expect(signedIn.headers.get("location")).toBe("http://localhost:3000/projects");
+    const setCookie = signedIn.headers.getSetCookie().find((c) => c.startsWith("authjs.session-token="))!;
+    expect(setCookie).toMatch(/HttpOnly/i);
+    expect(setCookie).toMatch(/SameSite=Lax/i);
+    expect(setCookie).toMatch(/Path=\//i);
+    expect(setCookie).not.toMatch(/Secure/i); // plain http
+
+    const user = await requireSessionUser(new Request("http://localhost:3000/api/projects", { headers: { cookie: browser.header() } }));
+    expect(user.email).toBe(email);
+    expect(await prisma.verificationToken.count({ where: { identifier: email } })).toBe(0);
+
+    // A second use of the same link is refused.
+    const reuse = new Client();
+    const again = await reuse.send("POST", action, {});
+    expect(again.status).toBe(302);
+    expect(again.headers.get("location")).toBe("http://localhost:3000/signin?error=Verification");
+    expect(reuse.cookies.has("authjs.session-token")).toBe(false);
+  });
+
+  it("refuses a link after its 15 minutes", async () => {
+    const email = uniqueEmail("late");
+    const browser = new Client();
+    await browser.requestLink(email);
+    const action = await confirmFormAction(linkIn((await smtp.mailTo(email)).text));
+    await prisma.verificationToken.updateMany({ where: { identifier: email }, data: { expires: new Date(Date.now() - 1000) } });
+    const res = await browser.send("POST", action, {});
+    expect(res.headers.get("location")).toBe("http://localhost:3000/signin?error=Verification");
+    expect(browser.cookies.has("authjs.session-token")).toBe(false);
+  });
+
+  it("over https the session cookie is __Secure- prefixed and Secure", async () => {
+    const email = uniqueEmail("https");
+    const browser = new Client("https://localhost:3000");
+    const res = await browser.requestLink(email);
+    expect(res.status).toBe(302);
+    const action = await confirmFormAction(linkIn((await smtp.mailTo(email)).text));
+    const signedIn = await browser.send("POST", `https://localhost:3000${action}`, {});
+    const setCookie = signedIn.headers.getSetCookie().find((c) => c.startsWith("__Secure-authjs.session-token="))!;
+    expect(setCookie).toMatch(/; Secure/i);
+    expect(setCookie).toMatch(/HttpOnly/i);
+    expect(setCookie).toMatch(/SameSite=Lax/i);
+    const user = await requireSessionUser(new Request("https://localhost:3000/api/projects", { headers: { cookie: browser.header() } }));
+    expect(user.email).toBe(email);
+  });
+
+  it("signs out: the session row is deleted and the cookie cleared", async () => {
+    const email = uniqueEmail("signout");
+    const browser = new Client();
+    await browser.requestLink(email);
+    await browser.send("POST", await confirmFormAction(linkIn((await smtp.mailTo(email)).text)), {});
+    const token = browser.cookies.get("authjs.session-token")!;
+    expect(await prisma.session.count({ where: { sessionToken: token } })).toBe(1);
+
+    const res = await browser.send("POST", "/api/auth/signout", { csrfToken: await browser.csrf(), callbackUrl: "/signin" });
+    expect(res.status).toBe(302);
+    expect(await prisma.session.count({ where: { sessionToken: token } })).toBe(0);
+    expect(browser.cookies.has("authjs.session-token")).toBe(false);
+    await expect(
+      requireSessionUser(new Request("http://localhost:3000/api/projects", { headers: { cookie: `authjs.session-token=${token}` } })),
+    ).rejects.toMatchObject({ code: "unauthenticated" });
+  });
+
+  it("refuses a sign-in request without the CSRF token", async () => {
+    const email = uniqueEmail("nocsrf");
+    const browser = new Client();
+    await browser.csrf();
+    const res = await browser.send("POST", "/api/auth/signin/nodemailer", { email, csrfToken: "forged" });
+    expect(res.headers.get("location")).toMatch(/error=MissingCSRF/);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(smtp.mails.some((m) => m.to.includes(email))).toBe(false);
+  });
+});
+
+describe("sign-in rate limit", () => {
+  it("per address: the 6th request in the window is refused, with the same answers for a known and an unknown address", async () => {
+    const known = uniqueEmail("known");
+    await prisma.user.create({ data: { email: known } });
+    const unknown = uniqueEmail("unknown");
+
+    const answersFor = async (email: string) => {
+      const answers: string[] = [];
+      for (let i = 0; i < 6; i++) {
+        // A new client (IP) each time: only the per-address budget applies.
+        const res = await new Client().requestLink(email);
+        answers.push(`${res.status} ${res.headers.get("location")?.replace(/retryAfter=\d+/, "retryAfter=N")}`);
+      }
+      return answers;
+    };
+    const knownAnswers = await answersFor(known);
+    const unknownAnswers = await answersFor(unknown);
+    expect(knownAnswers).toEqual(unknownAnswers);
+    expect(knownAnswers.slice(0, 5)).toEqual(Array(5).fill(`302 ${CHECK_EMAIL}`));
+    expect(knownAnswers[5]).toBe("302 http://localhost:3000/signin?error=RateLimited&retryAfter=N");
+
+    await new Promise((r) => setTimeout(r, 300));
+    expect(smtp.mails.filter((m) => m.to.includes(known))).toHaveLength(5);
+    expect(smtp.mails.filter((m) => m.to.includes(unknown))).toHaveLength(5);
+    // The refused request made no token.
+    expect(await prisma.verificationToken.count({ where: { identifier: unknown } })).toBe(5);
+    // The address counts case-insensitively.
+    const shouted = await new Client().requestLink(unknown.toUpperCase());
+    expect(shouted.headers.get("location")).toMatch(/error=RateLimited/);
+  });
+
+  it("per client IP: spraying addresses from one IP is refused after the IP budget", async () => {
+    vi.stubEnv("SIGNIN_RATE_LIMIT_PER_IP", "3");
+    const client = new Client();
+    const statuses: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const res = await client.requestLink(uniqueEmail("spray"));
+      statuses.push(new URL(res.headers.get("location")!).pathname + (res.headers.get("location")!.includes("RateLimited") ? "!" : ""));
+    }
+    expect(statuses).toEqual(["/api/auth/verify-request", "/api/auth/verify-request", "/api/auth/verify-request", "/signin!"]);
+    // Another IP is unaffected.
+    const other = await new Client().requestLink(uniqueEmail("spray"));
+    expect(other.headers.get("location")).toBe(CHECK_EMAIL);
+  });
+
+  it("answers {url} JSON to next-auth/react's signIn() when limited", async () => {
+    vi.stubEnv("SIGNIN_RATE_LIMIT_PER_EMAIL", "1");
+    const email = uniqueEmail("json");
+    await new Client().requestLink(email);
+    const client = new Client();
+    const csrfToken = await client.csrf();
+    const request = new Request("http://localhost:3000/api/auth/signin/nodemailer", {
+      method: "POST",
+      headers: { cookie: client.header(), "content-type": "application/x-www-form-urlencoded", "x-auth-return-redirect": "1", "x-forwarded-for": client.ip },
+      body: new URLSearchParams({ email, csrfToken }).toString(),
+    });
+    const res = await POST(request as never);
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { url: string }).url).toMatch(/\/signin\?error=RateLimited&retryAfter=\d+$/);
+  });
+});
+
+describe("without EMAIL_SERVER", () => {
+  it("in development prints the link in one marked log line and sends nothing", async () => {
+    vi.stubEnv("EMAIL_SERVER", "");
+    const lines: string[] = [];
+    const spy = vi.spyOn(console, "info").mockImplementation((...args: unknown[]) => void lines.push(args.join(" ")));
+    try {
+      const email = uniqueEmail("devlog");
+      const res = await new Client().requestLink(email);
+      expect(res.headers.get("location")).toBe(CHECK_EMAIL);
+      const marked = lines.filter((l) => l.includes("DEV SIGN-IN LINK"));
+      expect(marked).toHaveLength(1);
+      expect(marked[0]).toContain(email);
+      expect(linkIn(marked[0]!).pathname).toBe("/signin/confirm");
+      expect(smtp.mails.some((m) => m.to.includes(email))).toBe(false);
+    } finally {
+      spy.mockRestore();
+      vi.stubEnv("EMAIL_SERVER", smtp.url);
+    }
+  });
+
+  it("in production refuses to sign in and logs no link", async () => {
+    vi.stubEnv("EMAIL_SERVER", "");
+    vi.stubEnv("NODE_ENV", "production");
+    const lines: string[] = [];
+    const spies = (["log", "info", "warn", "error"] as const).map((m) =>
+      vi.spyOn(console, m).mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(" "))),
+    );
+    try {
+      const email = uniqueEmail("prod");
+      const res = await new Client().requestLink(email);
+      expect(res.headers.get("location")).toBe("http://localhost:3000/signin?error=Configuration");
+      expect(await prisma.verificationToken.count({ where: { identifier: email } })).toBe(0);
+      expect(lines.join("\n")).not.toContain("/signin/confirm");
+    } finally {
+      spies.forEach((s) => s.mockRestore());
+      vi.stubEnv("NODE_ENV", "test");
+      vi.stubEnv("EMAIL_SERVER", smtp.url);
+    }
+  });
+});

@@ -1,0 +1,127 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { assertSameOrigin } from "@/lib/auth/same-origin";
+import { requireSessionUser, sessionTokenFromCookieHeader } from "@/lib/auth/session";
+import { clientIp, consumeSignInAttempt, signInLimits } from "@/lib/auth/sign-in-rate-limit";
+import { authCallbackAction, confirmationUrl } from "@/lib/auth/sign-in-email";
+import { publicOrigin } from "@/lib/auth/public-origin";
+
+afterEach(() => vi.unstubAllEnvs());
+
+function req(method: string, headers: Record<string, string>, url = "http://localhost:3000/api/projects") {
+  return new Request(url, { method, headers });
+}
+
+function originVerdict(method: string, headers: Record<string, string>, url?: string): number {
+  try {
+    assertSameOrigin(req(method, { host: "localhost:3000", ...headers }, url));
+    return 200;
+  } catch (error) {
+    return (error as { status: number }).status;
+  }
+}
+
+describe("assertSameOrigin", () => {
+  it("lets safe methods through whatever their origin", () => {
+    expect(originVerdict("GET", { origin: "https://evil.example" })).toBe(200);
+  });
+
+  it("refuses state changes from another origin, a null origin or a cross-site fetch", () => {
+    for (const method of ["POST", "DELETE", "PATCH", "PUT"]) {
+      expect(originVerdict(method, { origin: "https://evil.example" })).toBe(403);
+    }
+    expect(originVerdict("POST", { origin: "null" })).toBe(403);
+    expect(originVerdict("POST", { origin: "http://localhost:3001" })).toBe(403);
+    expect(originVerdict("POST", { origin: "http://localhost.evil.example:3000" })).toBe(403);
+    expect(originVerdict("POST", { referer: "https://evil.example/x" })).toBe(403);
+    expect(originVerdict("POST", { "sec-fetch-site": "cross-site" })).toBe(403);
+    expect(originVerdict("POST", { origin: "javascript:alert(1)" })).toBe(403);
+  });
+
+  it("accepts this host as the request, a reverse proxy or AUTH_URL names it, and clients without Origin or Referer", () => {
+    expect(originVerdict("POST", { origin: "http://localhost:3000" })).toBe(200);
+    expect(originVerdict("POST", { referer: "http://localhost:3000/projects?x=1" })).toBe(200);
+    expect(originVerdict("POST", {})).toBe(200);
+    expect(originVerdict("POST", { origin: "https://telltale.example", "x-forwarded-host": "telltale.example" })).toBe(200);
+    expect(originVerdict("POST", { origin: "https://TellTale.example", host: "telltale.example:443" })).toBe(200);
+    vi.stubEnv("AUTH_URL", "https://logs.example.com/api/auth");
+    expect(originVerdict("POST", { origin: "https://logs.example.com" })).toBe(200);
+  });
+});
+
+describe("session cookie", () => {
+  it("reads the Auth.js session cookie, preferring the __Secure- one", () => {
+    expect(sessionTokenFromCookieHeader("a=1; authjs.session-token=abc; b=2")).toBe("abc");
+    expect(sessionTokenFromCookieHeader("authjs.session-token=plain; __Secure-authjs.session-token=secure")).toBe("secure");
+    expect(sessionTokenFromCookieHeader("authjs.session-token=a%2Fb")).toBe("a/b");
+    expect(sessionTokenFromCookieHeader("x-authjs.session-token=abc")).toBeNull();
+    expect(sessionTokenFromCookieHeader(`authjs.session-token=${"x".repeat(300)}`)).toBeNull();
+    expect(sessionTokenFromCookieHeader("")).toBeNull();
+    expect(sessionTokenFromCookieHeader(null)).toBeNull();
+  });
+
+  it("401 unauthenticated without a cookie; with rejectBearer, any Bearer header is 401 api_key_not_accepted first", async () => {
+    await expect(requireSessionUser(req("GET", {}))).rejects.toMatchObject({ status: 401, code: "unauthenticated" });
+    for (const authorization of ["Bearer tlt_x", "bearer", "  BEARER abc"]) {
+      await expect(
+        requireSessionUser(req("GET", { authorization, cookie: "authjs.session-token=whatever" }), { rejectBearer: true }),
+      ).rejects.toMatchObject({ status: 401, code: "api_key_not_accepted" });
+    }
+    await expect(requireSessionUser(req("GET", { authorization: "Basic x" }), { rejectBearer: true })).rejects.toMatchObject({ code: "unauthenticated" });
+  });
+});
+
+describe("sign-in links", () => {
+  it("point at the confirmation page with Auth.js's parameters; its form posts them back to the callback", () => {
+    const authUrl = "https://t.example/api/auth/callback/nodemailer?callbackUrl=https%3A%2F%2Ft.example%2Fprojects&token=abc&email=a%40b.io";
+    const link = new URL(confirmationUrl(authUrl));
+    expect(link.origin + link.pathname).toBe("https://t.example/signin/confirm");
+    expect(Object.fromEntries(link.searchParams)).toEqual({ callbackUrl: "https://t.example/projects", token: "abc", email: "a@b.io" });
+    const action = authCallbackAction({ token: "abc", email: "a@b.io", callbackUrl: "https://t.example/projects" });
+    expect(action).toBe("/api/auth/callback/nodemailer?callbackUrl=https%3A%2F%2Ft.example%2Fprojects&token=abc&email=a%40b.io");
+    expect(authCallbackAction({ token: "t&x=1", email: "e" })).toBe("/api/auth/callback/nodemailer?token=t%26x%3D1&email=e");
+  });
+});
+
+describe("sign-in rate limit", () => {
+  it("reads its limits from the environment, with defaults", () => {
+    expect(signInLimits({})).toEqual({ perEmail: 5, perIp: 20, windowSeconds: 900 });
+    expect(signInLimits({ SIGNIN_RATE_LIMIT_PER_EMAIL: "2", SIGNIN_RATE_LIMIT_PER_IP: "0", SIGNIN_RATE_LIMIT_WINDOW_SECONDS: "60" })).toEqual({
+      perEmail: 2,
+      perIp: 0,
+      windowSeconds: 60,
+    });
+    expect(signInLimits({ SIGNIN_RATE_LIMIT_PER_EMAIL: "-1", SIGNIN_RATE_LIMIT_PER_IP: "x" })).toMatchObject({ perEmail: 5, perIp: 20 });
+  });
+
+  it("counts per address case-insensitively and per IP; 0 turns a limit off", async () => {
+    vi.stubEnv("SIGNIN_RATE_LIMIT_PER_EMAIL", "2");
+    vi.stubEnv("SIGNIN_RATE_LIMIT_PER_IP", "0");
+    const email = `unit-${Date.now()}@example.test`;
+    expect(await consumeSignInAttempt({ email, ip: "1.1.1.1" })).toEqual({ allowed: true });
+    expect(await consumeSignInAttempt({ email: email.toUpperCase(), ip: "2.2.2.2" })).toEqual({ allowed: true });
+    const third = await consumeSignInAttempt({ email, ip: "3.3.3.3" });
+    expect(third.allowed).toBe(false);
+    expect(third.allowed === false && third.retryAfterSeconds).toBeGreaterThan(0);
+
+    vi.stubEnv("SIGNIN_RATE_LIMIT_PER_EMAIL", "0");
+    vi.stubEnv("SIGNIN_RATE_LIMIT_PER_IP", "1");
+    expect(await consumeSignInAttempt({ email: "a@x.io", ip: "9.9.9.9" })).toEqual({ allowed: true });
+    expect((await consumeSignInAttempt({ email: "b@x.io", ip: "9.9.9.9" })).allowed).toBe(false);
+    expect((await consumeSignInAttempt({ email: "c@x.io", ip: "9.9.9.8" })).allowed).toBe(true);
+  });
+
+  it("takes the client IP the nearest proxy appended", () => {
+    expect(clientIp(new Headers({ "x-forwarded-for": "6.6.6.6, 10.0.0.1" }))).toBe("10.0.0.1");
+    expect(clientIp(new Headers({ "x-real-ip": "10.0.0.2" }))).toBe("10.0.0.2");
+    expect(clientIp(new Headers())).toBe("unknown");
+  });
+});
+
+describe("publicOrigin", () => {
+  it("prefers AUTH_URL, then the proxy's forwarded host and scheme, then the request", () => {
+    expect(publicOrigin(req("POST", { "x-forwarded-host": "logs.example", "x-forwarded-proto": "https" }))).toBe("https://logs.example");
+    expect(publicOrigin(req("POST", { host: "localhost:3000" }))).toBe("http://localhost:3000");
+    vi.stubEnv("AUTH_URL", "https://telltale.example/api/auth");
+    expect(publicOrigin(req("POST", { "x-forwarded-host": "other.example" }))).toBe("https://telltale.example");
+  });
+});
