@@ -1,0 +1,72 @@
+import type { EventFilterValues } from "@/components/event-filters";
+import { decodeCursor } from "@/lib/events/query";
+
+export type Level = "error" | "warn" | "info";
+type SearchParams = Record<string, string | string[] | undefined>;
+
+const RANGE_MS: Record<string, number> = { "1h": 3_600_000, "24h": 86_400_000, "7d": 7 * 86_400_000, "30d": 30 * 86_400_000 };
+export const DEFAULT_RANGE = "24h";
+
+export type EventQuery = {
+  values: EventFilterValues;
+  level?: Level;
+  q?: string;
+  since: Date;
+  until?: Date;
+  cursor?: string;
+};
+
+function single(value: string | string[] | undefined): string {
+  return typeof value === "string" ? value : "";
+}
+
+/** `YYYY-MM-DDTHH:mm` from a datetime-local input, in the browser's zone (`tz`: getTimezoneOffset minutes). */
+function parseLocal(value: string, tz: string): Date | undefined {
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/.test(value)) return undefined;
+  const asUtc = Date.parse(`${value}Z`);
+  if (Number.isNaN(asUtc)) return undefined;
+  const offset = Number(tz);
+  return new Date(asUtc + (Number.isFinite(offset) && Math.abs(offset) <= 24 * 60 ? offset : 0) * 60_000);
+}
+
+/** The events page's URL -> what to ask the query layer. Unknown values fall back to defaults. */
+export function parseEventQuery(params: SearchParams, now = new Date()): EventQuery {
+  const levelParam = single(params.level);
+  const level = levelParam === "error" || levelParam === "warn" || levelParam === "info" ? levelParam : undefined;
+  const q = single(params.q).trim().slice(0, 200);
+  let range = single(params.range) || DEFAULT_RANGE;
+  if (range !== "custom" && !(range in RANGE_MS)) range = DEFAULT_RANGE;
+  const from = single(params.from);
+  const to = single(params.to);
+  const tz = single(params.tz);
+
+  let since = new Date(now.getTime() - (RANGE_MS[range] ?? RANGE_MS[DEFAULT_RANGE]!));
+  let until: Date | undefined;
+  if (range === "custom") {
+    since = parseLocal(from, tz) ?? new Date(now.getTime() - RANGE_MS[DEFAULT_RANGE]!);
+    until = parseLocal(to, tz);
+    if (until && until <= since) until = undefined;
+    // A start in the future would make an empty, inverted range.
+    if (!until && since >= now) since = new Date(now.getTime() - RANGE_MS[DEFAULT_RANGE]!);
+  }
+  // A cursor that is not ours (an edited URL) just means the newest page.
+  const rawCursor = single(params.cursor);
+  const cursor = rawCursor && decodeCursor(rawCursor) ? rawCursor : undefined;
+  return { values: { level: level ?? "", q, range, from, to }, level, q: q || undefined, since, until, cursor };
+}
+
+/** The same filters as URL parameters, with a different cursor (or none: the newest page). */
+export function eventQueryString(query: EventQuery, cursor?: string, tz?: string): string {
+  const params = new URLSearchParams();
+  if (query.level) params.set("level", query.level);
+  if (query.q) params.set("q", query.q);
+  if (query.values.range !== DEFAULT_RANGE) params.set("range", query.values.range);
+  if (query.values.range === "custom") {
+    if (query.values.from) params.set("from", query.values.from);
+    if (query.values.to) params.set("to", query.values.to);
+    if (tz) params.set("tz", tz);
+  }
+  if (cursor) params.set("cursor", cursor);
+  const text = params.toString();
+  return text ? `?${text}` : "";
+}

@@ -1,0 +1,57 @@
+import { JsonViewer } from "@/components/json-viewer";
+import { LevelBadge } from "@/components/level-badge";
+import { LocalTime } from "@/components/local-time";
+import type { StoredEvent } from "@/lib/events/query";
+
+/**
+ * Events, newest first. Each row opens (native <details>, no script) to the
+ * whole message, its times and its context as formatted JSON.
+ */
+export function EventList({ events }: { events: StoredEvent[] }) {
+  return (
+    <ul aria-label="Events" className="divide-y divide-zinc-200 overflow-hidden rounded-xl border border-zinc-200 bg-white shadow-sm dark:divide-zinc-800 dark:border-zinc-800 dark:bg-zinc-900">
+      {events.map((event) => (
+        <li key={event.id}>
+          <details className="group">
+            <summary className="flex cursor-pointer list-none items-start gap-3 px-3 py-2.5 hover:bg-zinc-50 sm:items-center sm:px-4 dark:hover:bg-zinc-800/50 [&::-webkit-details-marker]:hidden">
+              <span aria-hidden="true" className="mt-0.5 text-zinc-400 transition-transform group-open:rotate-90 sm:mt-0">
+                ›
+              </span>
+              <span className="flex min-w-0 flex-1 flex-col gap-1 sm:flex-row sm:items-center sm:gap-3">
+                <span className="flex items-center gap-2">
+                  <LevelBadge level={event.level} />
+                  <span className="text-xs whitespace-nowrap text-zinc-500 tabular-nums sm:w-36 dark:text-zinc-400">
+                    <LocalTime iso={event.receivedAt} />
+                  </span>
+                </span>
+                <span className="min-w-0 truncate text-sm group-open:overflow-visible group-open:break-words group-open:whitespace-pre-wrap">
+                  {event.message}
+                </span>
+              </span>
+              {event.context && (
+                <span className="hidden shrink-0 rounded bg-zinc-100 px-1.5 py-0.5 font-mono text-[10px] text-zinc-500 sm:inline dark:bg-zinc-800 dark:text-zinc-400">
+                  {"{…}"}
+                </span>
+              )}
+            </summary>
+            <div className="space-y-3 border-t border-zinc-100 bg-zinc-50/60 px-3 py-3 sm:px-4 dark:border-zinc-800 dark:bg-zinc-950/40">
+              <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-xs">
+                <dt className="text-zinc-500">Received</dt>
+                <dd className="tabular-nums">{event.receivedAt}</dd>
+                <dt className="text-zinc-500">Client time</dt>
+                <dd className="tabular-nums">{event.timestamp ?? "not sent"}</dd>
+                <dt className="text-zinc-500">Event id</dt>
+                <dd className="font-mono break-all">{event.id}</dd>
+              </dl>
+              {event.context ? (
+                <JsonViewer value={event.context} label={`Context of event ${event.id}`} />
+              ) : (
+                <p className="text-xs text-zinc-500">No context.</p>
+              )}
+            </div>
+          </details>
+        </li>
+      ))}
+    </ul>
+  );
+}

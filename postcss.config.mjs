@@ -1,0 +1,8 @@
+// Tailwind CSS 4 through PostCSS (the setup Next.js documents).
+const config = {
+  plugins: {
+    "@tailwindcss/postcss": {},
+  },
+};
+
+export default config;
