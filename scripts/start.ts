@@ -41,7 +41,7 @@ async function main(): Promise<number> {
     const status = await migrationStatus(db.url);
     if (status.failed.length) {
       console.error(
-        `Refusing to start: migration ${status.failed.join(", ")} failed part-way and needs an operator ` +
+        `Refusing to start: migration ${status.failed.join(", ")} failed part-way (or is being applied right now) and needs an operator ` +
           `(fix the database, then mark it with \`prisma migrate resolve\`; see the README).`,
       );
       await db.stop();

@@ -109,7 +109,8 @@ function processStartTime(pid: number): string | null {
   }
 }
 
-function pidAlive(pid: number): boolean {
+/** True when a process with this pid exists (on this host). */
+export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

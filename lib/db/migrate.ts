@@ -8,16 +8,16 @@
  * Scripts and tests only (never imported by the Next.js app).
  */
 import { PrismaPg } from "@prisma/adapter-pg";
-import { ColumnTypeEnum, bindMigrationAwareSqlAdapterFactory, type SqlDriverAdapter, type SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
+import { ColumnTypeEnum, DriverAdapterError, bindMigrationAwareSqlAdapterFactory, type SqlDriverAdapter, type SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import type { MigrationList, SchemaEngine as SchemaEngineType, SchemaFilter } from "@prisma/schema-engine-wasm";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import pg from "pg";
-import { fileURLToPath } from "node:url";
-import { startEphemeralPostgres, type EmbeddedPostgres } from "@/lib/db/embedded";
+import { pidAlive, startEphemeralPostgres, type EmbeddedPostgres } from "@/lib/db/embedded";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 export const MIGRATIONS_DIR = path.join(ROOT, "prisma", "migrations");
@@ -45,16 +45,24 @@ let engineModule: Promise<EngineModule> | undefined;
 
 // A Rust panic inside the engine reports its message through this global
 // before the call throws; the Prisma CLI installs the same.
-const panicRegistry = { message: "", set_message(message: string) { this.message = message; if (process.env.TELLTALE_DEBUG_MIGRATE) process.stderr.write(`[schema-engine] panic: ${message}\n`); } };
+const panicRegistry = {
+  message: "",
+  set_message(message: string) {
+    this.message = message;
+    if (process.env.TELLTALE_DEBUG_MIGRATE) process.stderr.write(`[schema-engine] panic: ${message}\n`);
+  },
+};
 
 function loadEngineModule(): Promise<EngineModule> {
   engineModule ??= (async () => {
     (globalThis as { PRISMA_WASM_PANIC_REGISTRY?: typeof panicRegistry }).PRISMA_WASM_PANIC_REGISTRY ??= panicRegistry;
-    const bindings = (await import("@prisma/schema-engine-wasm/schema_engine_bg")) as unknown as EngineModule & {
+    // By absolute file URL: a bare specifier fails when tsx loads this file
+    // as CommonJS from an ES module importer.
+    const bindingsPath = createRequire(import.meta.url).resolve("@prisma/schema-engine-wasm/schema_engine_bg");
+    const bindings = (await import(pathToFileURL(bindingsPath).href)) as unknown as EngineModule & {
       __wbg_set_wasm(exports: WebAssembly.Exports): void;
     };
-    const require = createRequire(import.meta.url);
-    const dir = path.dirname(require.resolve("@prisma/schema-engine-wasm/schema_engine_bg"));
+    const dir = path.dirname(bindingsPath);
     const module = await WebAssembly.compile(fs.readFileSync(path.join(dir, "schema_engine_bg.wasm")));
     const instance = await WebAssembly.instantiate(module, { "./schema_engine_bg.js": bindings as unknown as WebAssembly.ModuleImports });
     bindings.__wbg_set_wasm(instance.exports);
@@ -120,17 +128,24 @@ function enginePool(url: string): pg.Pool {
 
 async function adapterFor(pool: pg.Pool): Promise<SqlDriverAdapter> {
   const adapter = (await new PrismaPg(pool).connect()) as unknown as SqlDriverAdapter & { onError(error: unknown): never };
+  markCharColumns(adapter);
+  const startTransaction = adapter.startTransaction.bind(adapter);
+  adapter.startTransaction = async (isolationLevel) => markCharColumns(await startTransaction(isolationLevel));
   // adapter-pg splits scripts on ";" (breaks on a ";" inside a string or a
   // comment) and runs the pieces one by one. Send the migration as ONE simple
   // query instead, as the native engine does: PostgreSQL runs it in an
   // implicit transaction, so a failing migration leaves nothing half-applied.
-  markCharColumns(adapter);
-  const startTransaction = adapter.startTransaction.bind(adapter);
-  adapter.startTransaction = async (isolationLevel) => markCharColumns(await startTransaction(isolationLevel));
   adapter.executeScript = async (script: string) => {
     try {
       await pool.query(script);
     } catch (error) {
+      // Hand the engine PostgreSQL's own error (its code and message end up in
+      // _prisma_migrations.logs and in what we print); adapter-pg's mapping
+      // can name kinds this engine build does not know ("unknown variant").
+      const e = error as { code?: unknown; severity?: unknown; message: string; detail?: string; column?: string; hint?: string };
+      if (typeof e.code === "string" && typeof e.severity === "string") {
+        throw new DriverAdapterError({ kind: "postgres", code: e.code, severity: e.severity, message: e.message, detail: e.detail, column: e.column, hint: e.hint });
+      }
       adapter.onError(error);
     }
   };
@@ -184,7 +199,11 @@ async function withEngine<T>(url: string, schemaPath: string, fn: (engine: Schem
       panicRegistry.message = "";
       throw new Error(`The Prisma schema engine panicked: ${message}`, { cause: error });
     }
-    throw error;
+    // The engine appends a Rust span trace ("   0: sql_schema_connector::...");
+    // the full text stays in `cause` and in _prisma_migrations.logs.
+    const message = error instanceof Error ? error.message : String(error);
+    const short = message.split("\n").filter((line, i, lines) => !lines.slice(0, i + 1).some((l) => /^\s+\d+: /.test(l))).join("\n").trim();
+    throw new Error(short.replace(/^external connector error\n/, "") || message, { cause: error });
   } finally {
     engine?.free();
     await close();
@@ -224,15 +243,6 @@ export function listMigrations(migrationsDir: string = MIGRATIONS_DIR): Migratio
 // Mutual exclusion between concurrent migrators.
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 /**
  * Runs fn while holding the migration lock of the database at `url`.

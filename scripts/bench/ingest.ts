@@ -53,16 +53,22 @@ async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void>
   }
 }
 
-function autocannon(args: string[]): Promise<LoadResult> {
+function autocannon(args: string[], duration = DURATION): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
     const bin = path.join(ROOT, "node_modules", ".bin", "autocannon");
-    const child = spawn(bin, ["--json", "--duration", String(DURATION), ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(bin, ["--json", "--duration", String(duration), ...args], { stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
+    let err = "";
     child.stdout.on("data", (d) => (out += d));
-    child.stderr.on("data", () => {});
-    child.on("exit", (code) => {
-      if (code !== 0) return reject(new Error(`autocannon exited ${code}`));
-      const r = JSON.parse(out);
+    child.stderr.on("data", (d) => (err += d));
+    child.on("close", (code) => {
+      let r;
+      try {
+        if (code !== 0) throw new Error(`exit code ${code}`);
+        r = JSON.parse(out);
+      } catch (e) {
+        return reject(new Error(`autocannon failed (${(e as Error).message}): ${err.slice(-500)}`));
+      }
       resolve({
         rps: r.requests.average,
         p50: r.latency.p50,
@@ -87,7 +93,13 @@ async function waitReady(timeoutMs = 60_000) {
   throw new Error("server did not become ready");
 }
 
+async function assertPortFree(port: number) {
+  const inUse = await fetch(`http://127.0.0.1:${port}/`).then(() => true, () => false);
+  if (inUse) throw new Error(`port ${port} is already in use (a server left from an earlier run?); set BENCH_PORT`);
+}
+
 async function main() {
+  await assertPortFree(PORT);
   const db = await freshDatabase();
   let server: ChildProcess | undefined;
   const pool = new pg.Pool({ connectionString: db.url, max: 2 });
@@ -98,7 +110,7 @@ async function main() {
     await applyMigrations(db.url);
     const { createProject, findOrCreateUserByEmail } = await import("@/lib/projects/create-project");
     const owner = await findOrCreateUserByEmail("bench@example.test");
-    const projects = await Promise.all(["c16", "c64", "batch"].map((n) => createProject(owner.id, `bench-${n}`)));
+    const projects = await Promise.all(["c16", "c64", "batch", "warmup"].map((n) => createProject(owner.id, `bench-${n}`)));
     const { disconnectDb } = await import("@/lib/db/client");
     await disconnectDb();
 
@@ -129,12 +141,15 @@ async function main() {
       JSON.stringify({ level: "error", message: "Payment failed for order", projectId, context: { orderId: 1234, user: "u-42", retry: false } });
     const batchBody = (projectId: string) =>
       JSON.stringify({ events: Array.from({ length: 100 }, (_, i) => ({ level: ["error", "warn", "info"][i % 3], message: `batch event ${i % 7}`, projectId, context: { i } })) });
-    const post = (key: string, payload: string, url: string, c: number) =>
-      autocannon(["-c", String(c), "-m", "POST", "-H", `Authorization=Bearer ${key}`, "-H", "Content-Type=application/json", "-b", payload, url]);
+    const post = (key: string, payload: string, url: string, c: number, duration = DURATION) =>
+      autocannon(["-c", String(c), "-m", "POST", "-H", `Authorization=Bearer ${key}`, "-H", "Content-Type=application/json", "-b", payload, url], duration);
     const count = async (projectId: string) => Number((await pool.query("SELECT count(*) FROM events WHERE project_id = $1", [projectId])).rows[0].count);
 
     // Warm up (JIT, connection pool, route compilation).
-    await autocannon(["-c", "8", "--duration", "3", `${BASE}/api/health/live`]).catch(() => undefined);
+    await autocannon(["-c", "8", `${BASE}/api/health/live`], 3);
+    const w = projects[3]!;
+    await post(w.apiKey, body(w.id), `${BASE}/api/events`, 8, 3);
+    await post(w.apiKey, batchBody(w.id), `${BASE}/api/events/batch`, 8, 3);
 
     const rows: Record<string, unknown>[] = [];
     const report = (name: string, r: LoadResult, extra: Record<string, unknown> = {}) => {
@@ -184,6 +199,7 @@ async function main() {
       ["zero lost", rows.every((r) => !("lost" in r) || r.lost === 0)],
     ] as const;
     for (const [name, ok] of checks) console.log(`${ok ? "PASS" : "MISS"}  ${name}`);
+    if (rows.some((r) => r["2xx"] === 0)) throw new Error("a run got no 2xx answer at all: see the server log above");
     mkdirSync(path.join(ROOT, "bench-results"), { recursive: true });
     writeFileSync(path.join(ROOT, "bench-results", `ingest-${Date.now()}.json`), JSON.stringify({ database: db.kind, duration: DURATION, rows }, null, 2));
   } finally {

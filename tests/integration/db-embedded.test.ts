@@ -125,6 +125,23 @@ describe("embedded PostgreSQL data folder ownership", () => {
     expect(JSON.parse(fs.readFileSync(lockFile, "utf8")).pid).toBe(process.pid);
   });
 
+  it("after its owner is killed (SIGKILL): the stale lock is taken over and committed rows survive", async () => {
+    const dataDir = tempDataDir();
+    const owner = await openInChild(dataDir);
+    expect(owner.result.ok).toBe(true);
+    await query(owner.result.url!, "CREATE TABLE acked (id int PRIMARY KEY)");
+    await query(owner.result.url!, "INSERT INTO acked SELECT generate_series(1, 100)");
+
+    const exited = new Promise((r) => owner.child.once("exit", r));
+    owner.child.kill("SIGKILL");
+    await exited;
+    expect(fs.existsSync(path.join(dataDir, LOCK_FILE_NAME))).toBe(true); // left behind
+    expect(readLiveOwner(dataDir)).toBeNull();
+
+    const db = await start(dataDir);
+    expect(await query(db.url, "SELECT count(*)::int AS n FROM acked")).toEqual([{ n: 100 }]);
+  });
+
   it("keeps data across stop and start, and releases the lock on stop", async () => {
     const dataDir = tempDataDir();
     let db = await start(dataDir);
