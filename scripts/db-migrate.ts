@@ -8,6 +8,7 @@
  */
 import { ensureDatabase } from "@/lib/db/ensure";
 import { applyMigrations } from "@/lib/db/migrate";
+import { loadEnvFiles } from "@/lib/config/load-env";
 
 function describe(url: string): string {
   try {
@@ -19,6 +20,7 @@ function describe(url: string): string {
 }
 
 async function main(): Promise<void> {
+  loadEnvFiles((process.env.NODE_ENV === "production" ? "production" : "development"));
   const db = await ensureDatabase({ migrate: false, attach: true });
   try {
     const where =

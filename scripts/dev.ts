@@ -8,42 +8,15 @@
  * - Applies pending migrations, then runs `next dev` on PORT (default 3000).
  * Extra arguments go to next: `npm run dev -- --hostname 0.0.0.0`.
  */
-import { randomBytes } from "node:crypto";
-import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
+import { loadDevSecrets } from "@/lib/config/dev-secrets";
 import { ensureDatabase, runChildWithDatabase } from "@/lib/db/ensure";
-
-const SECRETS_FILE = path.resolve(".telltale", "dev-secrets.json");
-const SECRET_NAMES = ["TELLTALE_SECRET", "AUTH_SECRET"] as const;
-
-function devSecrets(): void {
-  const missing = SECRET_NAMES.filter((name) => !process.env[name]);
-  if (missing.length === 0) return;
-  let stored: Record<string, string> = {};
-  try {
-    stored = JSON.parse(fs.readFileSync(SECRETS_FILE, "utf8"));
-  } catch {
-    // first run (or an unreadable file): make new ones
-  }
-  let changed = false;
-  for (const name of missing) {
-    if (typeof stored[name] !== "string" || stored[name].length < 32) {
-      stored[name] = randomBytes(32).toString("base64url");
-      changed = true;
-    }
-    process.env[name] = stored[name];
-  }
-  if (changed) {
-    fs.mkdirSync(path.dirname(SECRETS_FILE), { recursive: true });
-    fs.writeFileSync(SECRETS_FILE, `${JSON.stringify(stored, null, 2)}\n`, { mode: 0o600 });
-  }
-  fs.chmodSync(SECRETS_FILE, 0o600);
-  console.log(`Using development secrets (${missing.join(", ")}) from ${path.relative(process.cwd(), SECRETS_FILE)}`);
-}
+import { loadEnvFiles } from "@/lib/config/load-env";
 
 async function main(): Promise<void> {
-  devSecrets();
+  loadEnvFiles("development");
+  loadDevSecrets();
   process.env.AUTH_TRUST_HOST ??= "true";
 
   const db = await ensureDatabase({ migrate: true, log: (line) => console.log(line) });

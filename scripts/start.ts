@@ -11,6 +11,7 @@ import { createRequire } from "node:module";
 import { canConnect } from "@/lib/db/embedded";
 import { ensureDatabase, runChildWithDatabase } from "@/lib/db/ensure";
 import { migrationStatus } from "@/lib/db/migrate";
+import { loadEnvFiles } from "@/lib/config/load-env";
 
 const REQUIRED_SECRETS: { name: string; minLength: number; hint: string }[] = [
   { name: "TELLTALE_SECRET", minLength: 32, hint: "encrypts stored API keys; generate with: openssl rand -base64 32" },
@@ -27,6 +28,7 @@ function secretProblems(): string[] {
 }
 
 async function main(): Promise<number> {
+  loadEnvFiles("production");
   const problems = secretProblems();
   if (problems.length) {
     console.error(`Refusing to start: required secrets are missing.\n${problems.map((p) => `  - ${p}`).join("\n")}\nSet them in the environment (see .env.example and the README).`);
@@ -66,7 +68,12 @@ async function main(): Promise<number> {
 
   const next = createRequire(import.meta.url).resolve("next/dist/bin/next");
   const port = process.env.PORT || "3000";
-  return runChildWithDatabase(db, process.execPath, [next, "start", "--port", port, ...process.argv.slice(2)]);
+  // A larger young generation means fewer scavenges under ingestion load
+  // (measured: p99 at concurrency 64 drops by ~10%; README "Performance").
+  const nodeOptions = [process.env.NODE_OPTIONS, /max-semi-space-size/.test(process.env.NODE_OPTIONS ?? "") ? "" : "--max-semi-space-size=64"]
+    .filter(Boolean)
+    .join(" ");
+  return runChildWithDatabase(db, process.execPath, [next, "start", "--port", port, ...process.argv.slice(2)], { ...process.env, NODE_OPTIONS: nodeOptions });
 }
 
 main().then(

@@ -8,6 +8,7 @@
  */
 import { parseArgs } from "node:util";
 import { z } from "zod";
+import { loadEnvFiles } from "@/lib/config/load-env";
 
 const USAGE = `Usage:
   npm run telltale -- project create --name <name> --owner <email> [--json]
@@ -21,6 +22,7 @@ const createArgs = z.object({
 });
 
 async function main(argv: string[]): Promise<number> {
+  loadEnvFiles((process.env.NODE_ENV === "production" ? "production" : "development"));
   const [group, command, ...rest] = argv;
   if (group !== "project" || command !== "create") {
     console.error(USAGE);
@@ -43,6 +45,9 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
 
+  // With the embedded database this is a development setup: use the same
+  // generated secrets as `npm run dev`, or keys could not be shown later.
+  if (!process.env.DATABASE_URL) (await import("@/lib/config/dev-secrets")).loadDevSecrets();
   const { ensureDatabase } = await import("@/lib/db/ensure");
   const database = await ensureDatabase({ migrate: true, attach: true });
   try {

@@ -121,6 +121,8 @@ async function main() {
     }
     server = spawn(path.join(ROOT, "node_modules", ".bin", "next"), ["start", "-p", String(PORT), "-H", "127.0.0.1"], {
       cwd: ROOT,
+      // Its own process group: `next start` forks the server, and both must go.
+      detached: true,
       stdio: ["ignore", "ignore", "inherit"],
       env: {
         ...process.env,
@@ -132,6 +134,8 @@ async function main() {
         // default) would measure the limiter, not the write path.
         INGEST_RATE_LIMIT: "0",
         TELLTALE_LOG: "silent",
+        // As `npm start` sets it (scripts/start.ts).
+        NODE_OPTIONS: process.env.NODE_OPTIONS ?? "--max-semi-space-size=64",
       },
     });
     await waitReady();
@@ -203,7 +207,11 @@ async function main() {
     mkdirSync(path.join(ROOT, "bench-results"), { recursive: true });
     writeFileSync(path.join(ROOT, "bench-results", `ingest-${Date.now()}.json`), JSON.stringify({ database: db.kind, duration: DURATION, rows }, null, 2));
   } finally {
-    server?.kill("SIGTERM");
+    if (server?.pid) {
+      try {
+        process.kill(-server.pid, "SIGTERM");
+      } catch {}
+    }
     await pool.end().catch(() => {});
     await db.drop().catch((e) => console.error("could not drop bench database:", e));
   }
