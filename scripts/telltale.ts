@@ -9,6 +9,7 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { loadEnvFiles } from "@/lib/config/load-env";
+import { projectNameSchema } from "@/lib/projects/schemas";
 
 const USAGE = `Usage:
   npm run telltale -- project create --name <name> --owner <email> [--json]
@@ -16,8 +17,8 @@ const USAGE = `Usage:
 Creates the owner user if needed and the project, and prints its id and API key.`;
 
 const createArgs = z.object({
-  name: z.string().trim().min(1, "--name must not be empty").max(100, "--name must be at most 100 characters"),
-  owner: z.email("--owner must be an email address"),
+  name: projectNameSchema,
+  owner: z.email("must be an email address"),
   json: z.boolean(),
 });
 
@@ -41,7 +42,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const parsed = createArgs.safeParse(values);
   if (!parsed.success) {
-    console.error(`${parsed.error.issues.map((i) => (i.path.length ? i.message : i.message)).join("\n")}\n\n${USAGE}`);
+    console.error(`${parsed.error.issues.map((i) => `--${String(i.path[0])}: ${i.message}`).join("\n")}\n\n${USAGE}`);
     return 2;
   }
 

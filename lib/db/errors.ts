@@ -40,3 +40,12 @@ export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
   }
   return isDatabaseUnavailable(e.cause, depth + 1);
 }
+
+/** PostgreSQL 23503: a row points at a parent that no longer exists. */
+export function isForeignKeyViolation(error: unknown, depth = 0): boolean {
+  if (!error || typeof error !== "object" || depth > 4) return false;
+  const e = error as { code?: unknown; message?: unknown; cause?: unknown; kind?: unknown; originalCode?: unknown };
+  if (e.code === "23503" || e.originalCode === "23503" || e.code === "P2003" || e.kind === "ForeignKeyConstraintViolation") return true;
+  if (typeof e.message === "string" && /violates foreign key constraint/i.test(e.message)) return true;
+  return isForeignKeyViolation(e.cause, depth + 1);
+}

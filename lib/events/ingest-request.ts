@@ -18,8 +18,8 @@ export async function handleIngestRequest(request: Request, kind: Kind): Promise
   let rateHeaders: Record<string, string> = {};
   try {
     rateHeaders = await consumeRateLimit(ingestRateLimit(), key.keyId);
-    const idempotencyKey = parseIdempotencyKey(request.headers.get("idempotency-key"));
     const body = await readJsonBody(request, kind === "single" ? ingestLimits.maxBodyBytes : ingestLimits.maxBatchBodyBytes);
+    const idempotencyKey = parseIdempotencyKey(request.headers.get("idempotency-key"));
     const result =
       kind === "single"
         ? await ingestEvent(key, parseEventBody(body), { idempotencyKey })

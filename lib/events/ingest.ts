@@ -3,7 +3,7 @@ import { prisma } from "@/lib/db/client";
 import { errors, type FieldProblem } from "@/lib/http/errors";
 import type { AuthenticatedKey } from "@/lib/keys/service";
 import { eventWriter, insertEventRows, type EventRow } from "@/lib/events/event-writer";
-import { eventBatchSchema, toFieldProblems, validateEvent, type ValidEvent } from "@/lib/events/schema";
+import { eventBatchSchema, MAX_BATCH_EVENTS, toFieldProblems, validateEvent, type ValidEvent } from "@/lib/events/schema";
 import { logger } from "@/lib/log";
 
 export type IngestResult<T> = { body: T; replayed: boolean };
@@ -31,10 +31,13 @@ export function parseEventBody(body: unknown): ValidEvent {
 /** Body of POST /api/events/batch -> valid events (all or nothing). */
 export function parseEventBatchBody(body: unknown): ValidEvent[] {
   const envelope = eventBatchSchema.safeParse(body);
-  if (!envelope.success) throw errors.validation(toFieldProblems(envelope.error.issues));
-  const problems: FieldProblem[] = [];
+  const problems: FieldProblem[] = envelope.success ? [] : toFieldProblems(envelope.error.issues);
+  const items = (body as { events?: unknown } | null)?.events;
   const events: ValidEvent[] = [];
-  envelope.data.events.forEach((item, i) => {
+  // Events are checked even when the envelope has a problem (an unknown
+  // top-level field, too many events), so one answer lists everything; past
+  // the limit only the first 1,000 are looked at.
+  (Array.isArray(items) ? items.slice(0, MAX_BATCH_EVENTS) : []).forEach((item, i) => {
     const result = validateEvent(item, `events.${i}.`);
     if (result.event) events.push(result.event);
     else problems.push(...result.problems);
@@ -70,7 +73,7 @@ function toRows(key: AuthenticatedKey, events: ValidEvent[]): EventRow[] {
   // saying whether that project exists.
   if (events.some((e) => e.projectId !== key.projectId)) throw errors.projectMismatch();
   const receivedAt = new Date();
-  return events.map((e) => ({ ...e, id: uuidv7(), receivedAt }));
+  return events.map((e) => ({ ...e, id: uuidv7(), receivedAt, keyId: key.keyId }));
 }
 
 async function store<T extends object>(
@@ -105,7 +108,8 @@ async function storeIdempotent<T extends object>(projectId: string, key: string,
         SELECT response FROM idempotency_keys WHERE project_id = ${projectId} AND key = ${key}`;
       return { body: first!.response, replayed: true };
     }
-    await insertEventRows(rows, tx);
+    const refused = await insertEventRows(rows, tx);
+    if (refused.size > 0) throw errors.invalidApiKey(); // rolls the claim back too
     return { body, replayed: false };
   });
   if (!result.replayed && Math.random() < 0.01) void purgeExpiredIdempotencyKeys();

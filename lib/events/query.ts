@@ -35,6 +35,8 @@ export type EventFilters = {
 
 export const DEFAULT_EVENTS_LIMIT = 50;
 export const MAX_EVENTS_LIMIT = 200;
+const LIMIT_MESSAGE = `Use a whole number from 1 to ${MAX_EVENTS_LIMIT}.`;
+const TIME_MESSAGE = "Use an ISO 8601 time with a zone (2024-05-01T12:00:00Z) or a unix timestamp in seconds or milliseconds, in years 0001 to 9999.";
 
 // ---------------------------------------------------------------------------
 // Cursor: where the previous page stopped, in the sort order (receivedAt desc,
@@ -52,8 +54,21 @@ export function decodeCursor(cursor: string): CursorPosition | null {
   if (!/^[A-Za-z0-9_-]{1,200}$/.test(cursor)) return null;
   const match = /^v1\.(\d{1,15})\.([0-9a-f-]{36})$/.exec(Buffer.from(cursor, "base64url").toString("utf8"));
   if (!match || !UUID.test(match[2]!)) return null;
-  const receivedAt = new Date(Number(match[1]));
-  return Number.isNaN(receivedAt.getTime()) ? null : { receivedAt, id: match[2]! };
+  const receivedAt = supportedTime(Number(match[1]));
+  return receivedAt ? { receivedAt, id: match[2]! } : null;
+}
+
+// ---------------------------------------------------------------------------
+// Times the database can compare with: years 0001 to 9999. PostgreSQL has no
+// year 0 (22008), and beyond 9999 JavaScript writes "+010000-...", which it
+// does not read either.
+
+const MIN_TIME_MS = Date.parse("0001-01-01T00:00:00.000Z");
+const MAX_TIME_MS = Date.parse("9999-12-31T23:59:59.999Z");
+
+/** `ms` (unix milliseconds) as a Date when it lies in years 0001 to 9999, else null. */
+export function supportedTime(ms: number): Date | null {
+  return Number.isFinite(ms) && ms >= MIN_TIME_MS && ms <= MAX_TIME_MS ? new Date(ms) : null;
 }
 
 // ---------------------------------------------------------------------------
@@ -77,16 +92,13 @@ export function parseTimeParam(value: string): Date | null {
   } else {
     return null;
   }
-  // Up to the end of year 9999: what ISO 8601 and PostgreSQL both spell plainly.
-  return Number.isFinite(ms) && ms <= MAX_TIME_MS ? new Date(ms) : null;
+  return supportedTime(ms);
 }
-
-const MAX_TIME_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
 const timeParam = z.string().transform((value, ctx) => {
   const date = parseTimeParam(value);
   if (!date) {
-    ctx.addIssue({ code: "custom", message: "Use an ISO 8601 time with a zone (2024-05-01T12:00:00Z) or a unix timestamp in seconds or milliseconds." });
+    ctx.addIssue({ code: "custom", message: TIME_MESSAGE });
     return z.NEVER;
   }
   return date;
@@ -118,11 +130,18 @@ export const eventsQuerySchema = z
       .string()
       .refine((c) => decodeCursor(c) !== null, "Not a valid cursor: pass nextCursor from a previous answer unchanged.")
       .optional(),
+    // One check and one message, whatever the value (zod's own int() check
+    // would answer "Too big: expected int to be <=9007199254740991").
     limit: z
       .string()
-      .regex(/^\d+$/, `Use a whole number from 1 to ${MAX_EVENTS_LIMIT}.`)
-      .transform(Number)
-      .pipe(z.number().int().min(1, `Use a whole number from 1 to ${MAX_EVENTS_LIMIT}.`).max(MAX_EVENTS_LIMIT, `Use a whole number from 1 to ${MAX_EVENTS_LIMIT}.`))
+      .transform((value, ctx) => {
+        const n = /^\d{1,6}$/.test(value) ? Number(value) : NaN;
+        if (!(n >= 1 && n <= MAX_EVENTS_LIMIT)) {
+          ctx.addIssue({ code: "custom", message: LIMIT_MESSAGE });
+          return z.NEVER;
+        }
+        return n;
+      })
       .optional(),
   })
   .refine((f) => !f.since || !f.until || f.since < f.until, { path: ["until"], message: "until must be after since." });
@@ -161,6 +180,14 @@ function toStoredEvent(row: EventRow): StoredEvent {
   };
 }
 
+/** Callers that build Dates themselves (the dashboard) get a 400 too, never a database error. */
+function assertSupportedTimes(times: { since?: Date; until?: Date }): void {
+  const problems = (["since", "until"] as const)
+    .filter((name) => times[name] !== undefined && !supportedTime(times[name]!.getTime()))
+    .map((path) => ({ path, message: TIME_MESSAGE }));
+  if (problems.length > 0) throw errors.validation(problems);
+}
+
 function timeBounds(since?: Date, until?: Date): Prisma.Sql[] {
   const conditions: Prisma.Sql[] = [];
   if (since) conditions.push(Prisma.sql`received_at >= ${since.toISOString()}::timestamptz`);
@@ -181,8 +208,9 @@ export async function listProjectEvents(
 ): Promise<{ events: StoredEvent[]; nextCursor: string | null }> {
   const limit = filters.limit ?? DEFAULT_EVENTS_LIMIT;
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_EVENTS_LIMIT) {
-    throw errors.validation([{ path: "limit", message: `Use a whole number from 1 to ${MAX_EVENTS_LIMIT}.` }]);
+    throw errors.validation([{ path: "limit", message: LIMIT_MESSAGE }]);
   }
+  assertSupportedTimes(filters);
   const position = filters.cursor === undefined ? undefined : decodeCursor(filters.cursor);
   if (position === null) throw errors.validation([{ path: "cursor", message: "Not a valid cursor: pass nextCursor from a previous answer unchanged." }]);
 
@@ -236,6 +264,7 @@ export async function eventHistogram(
 ): Promise<HistogramBucket[]> {
   const end = until ?? new Date();
   const start = since ?? new Date(end.getTime() - 86_400_000);
+  assertSupportedTimes({ since: start, until: end });
   if (start >= end) throw errors.validation([{ path: "until", message: "until must be after since." }]);
   await requireProjectRole(userId, projectId);
 

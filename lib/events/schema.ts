@@ -8,8 +8,10 @@ export const MAX_MESSAGE_CHARS = 10_000;
 export const MAX_DEPTH = 32;
 export const MAX_BATCH_EVENTS = 1_000;
 const MAX_PROJECT_ID_CHARS = 128;
-// Unix milliseconds up to the largest date JavaScript (and the API) can show.
-const MAX_UNIX_MS = 8.64e15;
+// PostgreSQL's timestamptz and ISO 8601's four-digit years: 0001 to 9999.
+const MIN_UNIX_MS = Date.parse("0001-01-01T00:00:00Z");
+const MAX_UNIX_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+const inTimestampRange = (ms: number) => ms >= MIN_UNIX_MS && ms <= MAX_UNIX_MS;
 
 const messageSchema = z
   .string({ error: (i) => (i.input === undefined ? "Required." : "Must be a string.") })
@@ -20,8 +22,10 @@ const messageSchema = z
 
 const timestampSchema = z.union(
   [
-    z.iso.datetime({ offset: true, error: "Must be an ISO 8601 date-time with a time zone, e.g. 2026-01-31T12:00:00Z." }),
-    z.number().int().min(0).max(MAX_UNIX_MS),
+    z.iso
+      .datetime({ offset: true, error: "Must be an ISO 8601 date-time with a time zone, e.g. 2026-01-31T12:00:00Z." })
+      .refine((s) => inTimestampRange(Date.parse(s)), "Must be between the years 0001 and 9999."),
+    z.number().int().min(0).max(MAX_UNIX_MS, "Must be at most 253402300799999 (the end of the year 9999)."),
   ],
   { error: "Must be an ISO 8601 date-time string (with a time zone) or unix milliseconds (a non-negative integer)." },
 );
@@ -78,14 +82,17 @@ export function validateEvent(input: unknown, prefix = ""): { event?: ValidEvent
   const parsed = eventInputSchema.safeParse(input);
   if (!parsed.success) problems.push(...toFieldProblems(parsed.error.issues, prefix));
   if (problems.length > 0 || !parsed.success) return { problems: dedupe(problems) };
-  const { level, message, projectId, context, timestamp } = parsed.data;
+  const { level, message, projectId, timestamp } = parsed.data;
+  // The parsed JSON's own object, not zod's copy: a copy made by assignment
+  // would turn a `"__proto__"` key into a prototype and silently drop it.
+  const rawContext = (input as { context?: Record<string, unknown> }).context;
   return {
     problems,
     event: {
       level,
       message,
       projectId,
-      context: context ?? null,
+      context: rawContext ?? null,
       timestamp: timestamp === undefined ? null : new Date(timestamp),
     },
   };
@@ -114,6 +121,9 @@ function joinPath(prefix: string, path: PropertyKey[]): string {
 function walk(value: unknown, depth: number, path: string, problems: FieldProblem[]): void {
   if (typeof value === "string") {
     if (value.includes("\u0000")) problems.push({ path, message: "Must not contain the NUL character (U+0000)." });
+    // A lone UTF-16 surrogate (`"\ud800"`) is valid JSON but not text:
+    // PostgreSQL refuses it in JSONB and would silently mangle it in text.
+    if (!value.isWellFormed()) problems.push({ path, message: "Must be valid Unicode (no lone surrogate escapes such as \\ud800)." });
     return;
   }
   if (value === null || typeof value !== "object") return;
@@ -128,6 +138,7 @@ function walk(value: unknown, depth: number, path: string, problems: FieldProble
   for (const [key, item] of Object.entries(value)) {
     const childPath = path ? `${path}.${key}` : key;
     if (key.includes("\u0000")) problems.push({ path: childPath.replace(/\u0000/g, "\\u0000"), message: "Field names must not contain the NUL character (U+0000)." });
+    if (!key.isWellFormed()) problems.push({ path: childPath.toWellFormed(), message: "Field names must be valid Unicode (no lone surrogate escapes)." });
     walk(item, depth + 1, childPath.replace(/\u0000/g, "\\u0000"), problems);
   }
 }

@@ -33,13 +33,6 @@ export async function readJsonBody(request: Request, limitBytes: number): Promis
 
 async function readLimitedText(request: Request, limitBytes: number): Promise<string> {
   if (!request.body) return "";
-  // With a Content-Length within the limit the HTTP parser delivers exactly
-  // that many bytes, so one native read is safe and cheaper than a JS loop.
-  if (request.headers.has("content-length") && !request.headers.has("transfer-encoding")) {
-    const bytes = new Uint8Array(await request.arrayBuffer());
-    if (bytes.byteLength > limitBytes) throw errors.payloadTooLarge(limitBytes);
-    return decodeUtf8(bytes);
-  }
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;

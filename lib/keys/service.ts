@@ -72,6 +72,13 @@ export async function rotateProjectKey(projectId: string): Promise<string> {
   return apiKey;
 }
 
+/** Drops a key from this process's cache (found revoked by another instance). */
+export function forgetApiKey(keyId: string): void {
+  for (const [hash, entry] of keyCache.entries()) {
+    if (!("unknown" in entry) && entry.keyId === keyId) keyCache.delete(hash);
+  }
+}
+
 /** Drops every cached key of a project (project deleted). */
 export function forgetProjectKeys(projectId: string): void {
   for (const [hash, entry] of keyCache.entries()) {

@@ -1,0 +1,44 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+import { prisma } from "@/lib/db/client";
+import { decryptApiKey, hashApiKey } from "@/lib/keys/crypto";
+import { sendEvent } from "@/tests/helpers/ingest";
+
+const run = promisify(execFile);
+
+describe("npm run telltale -- project create", () => {
+  it("prints exactly one line of JSON {id, name, apiKey} and the key works", async () => {
+    const owner = `cli-${Date.now()}-${process.pid}@example.test`;
+    const { stdout } = await run("npm", ["run", "telltale", "--", "project", "create", "--name", "CLI demo", "--owner", owner, "--json"], {
+      env: process.env,
+      timeout: 60_000,
+    });
+    const lines = stdout.split("\n").filter((l) => l !== "");
+    expect(lines).toHaveLength(1);
+    const created = JSON.parse(lines[0]!);
+    expect(Object.keys(created).sort()).toEqual(["apiKey", "id", "name"]);
+    expect(created.name).toBe("CLI demo");
+    expect(created.apiKey).toMatch(/^tlt_[0-9A-Za-z]{38}$/);
+
+    const membership = await prisma.membership.findFirstOrThrow({ where: { projectId: created.id }, include: { user: true } });
+    expect(membership).toMatchObject({ role: "owner", user: { email: owner } });
+    const key = await prisma.apiKey.findFirstOrThrow({ where: { projectId: created.id } });
+    expect(key.hash).toBe(hashApiKey(created.apiKey));
+    expect(decryptApiKey(key.encrypted)).toBe(created.apiKey);
+    expect((await sendEvent(created.apiKey, { level: "info", message: "from the CLI key", projectId: created.id })).status).toBe(201);
+  }, 60_000);
+
+  it("refuses bad arguments with a usage message and exit code 2", async () => {
+    const failure = await run("npm", ["run", "telltale", "--", "project", "create", "--name", "", "--owner", "not-an-email"], {
+      env: process.env,
+      timeout: 60_000,
+    }).then(
+      () => null,
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(failure?.code).toBe(2);
+    expect(failure?.stderr).toMatch(/--owner: must be an email address/);
+    expect(failure?.stderr).toMatch(/Usage:/);
+  }, 60_000);
+});
