@@ -1,4 +1,6 @@
 import { NextResponse, type NextRequest } from "next/server";
+import { signInPath } from "@/lib/auth/safe-callback";
+import { SESSION_MAX_AGE_SECONDS } from "@/lib/auth/session-lifetime";
 
 // Auth.js's session cookie: plain over http, `__Secure-` prefixed over https.
 const SESSION_COOKIES = ["authjs.session-token", "__Secure-authjs.session-token"];
@@ -10,11 +12,27 @@ const SESSION_COOKIES = ["authjs.session-token", "__Secure-authjs.session-token"
  * (no database or Auth.js config here: proxy runs on every navigation).
  */
 export function proxy(request: NextRequest) {
-  if (SESSION_COOKIES.some((name) => request.cookies.has(name))) return NextResponse.next();
   const { pathname, search } = request.nextUrl;
-  const signIn = new URL("/signin", request.url);
-  if (pathname !== "/") signIn.searchParams.set("callbackUrl", pathname + search);
-  return NextResponse.redirect(signIn);
+  const present = SESSION_COOKIES.filter((name) => request.cookies.has(name));
+  if (present.length === 0) return NextResponse.redirect(new URL(signInPath(pathname === "/" ? undefined : pathname + search), request.url));
+
+  const response = NextResponse.next();
+  // Auth.js gave the cookie the session's first expiry; lib/auth/session.ts
+  // extends the session itself while it is used, so the browser must keep
+  // the cookie as long (Auth.js's own /api/auth/session does the same).
+  // Page loads only: a sign-out action's POST must not get it back.
+  if (request.method === "GET") {
+    for (const name of present) {
+      response.cookies.set(name, request.cookies.get(name)!.value, {
+        httpOnly: true,
+        sameSite: "lax",
+        path: "/",
+        secure: name.startsWith("__Secure-"),
+        maxAge: SESSION_MAX_AGE_SECONDS,
+      });
+    }
+  }
+  return response;
 }
 
 export const config = {

@@ -3,6 +3,7 @@ import { cache } from "react";
 import { notFound, redirect } from "next/navigation";
 import { currentUser, type SessionUser } from "@/lib/auth/caller";
 import { publicOrigin } from "@/lib/auth/public-origin";
+import { signInPath } from "@/lib/auth/safe-callback";
 import { AppError } from "@/lib/http/errors";
 import { getProjectForMember } from "@/lib/projects/service";
 import type { ActionState } from "@/components/action-state";
@@ -13,7 +14,7 @@ const sessionUser = cache(currentUser);
 /** The signed-in user, or a redirect to the sign-in page (and back to `returnTo`). */
 export async function requireUser(returnTo?: string): Promise<SessionUser> {
   const user = await sessionUser();
-  if (!user) redirect(returnTo ? `/signin?${new URLSearchParams({ callbackUrl: returnTo })}` : "/signin");
+  if (!user) redirect(signInPath(returnTo));
   return user;
 }
 

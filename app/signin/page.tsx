@@ -7,6 +7,7 @@ import { SubmitButton } from "@/components/submit-button";
 import { inputClass } from "@/components/text-field";
 import { currentUser } from "@/lib/auth/caller";
 import { signIn } from "@/lib/auth/config";
+import { safeCallbackPath } from "@/lib/auth/safe-callback";
 
 export const metadata: Metadata = { title: "Sign in" };
 
@@ -14,11 +15,6 @@ type SearchParams = Record<string, string | string[] | undefined>;
 
 function single(value: string | string[] | undefined): string | undefined {
   return typeof value === "string" ? value : undefined;
-}
-
-/** Only a path on this site: never an open redirect. */
-function safeCallback(value: string | undefined): string {
-  return value && value.startsWith("/") && !value.startsWith("//") && !value.startsWith("/\\") ? value : "/projects";
 }
 
 function errorMessage(code: string, retryAfter: string | undefined): string {
@@ -55,19 +51,19 @@ const emailSchema = z.email();
 function nextPage(authUrl: string): string {
   const url = new URL(authUrl, "http://localhost");
   if (url.pathname.endsWith("/verify-request")) return "/signin/check-email";
-  return safeCallback(url.pathname + url.search);
+  return safeCallbackPath(url.pathname + url.search);
 }
 
 export default async function SignInPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const params = await searchParams;
-  const callbackUrl = safeCallback(single(params.callbackUrl));
+  const callbackUrl = safeCallbackPath(single(params.callbackUrl));
   const error = single(params.error);
 
   if (!error && (await currentUser())) redirect(callbackUrl);
 
   async function sendLink(formData: FormData) {
     "use server";
-    const target = safeCallback(String(formData.get("callbackUrl") ?? ""));
+    const target = safeCallbackPath(String(formData.get("callbackUrl") ?? ""));
     const email = emailSchema.safeParse(String(formData.get("email") ?? "").trim());
     if (!email.success) {
       redirect(`/signin?${new URLSearchParams({ error: "InvalidEmail", callbackUrl: target })}`);

@@ -7,6 +7,8 @@ import { logger } from "@/lib/log";
 import { emailFrom, emailServer } from "@/lib/mail/send-mail";
 import { deliverSignInLink, SIGN_IN_LINK_MAX_AGE_SECONDS } from "@/lib/auth/sign-in-email";
 import { checkSignInRequest } from "@/lib/auth/sign-in-request";
+import { safeRedirectUrl } from "@/lib/auth/safe-callback";
+import { SESSION_MAX_AGE_SECONDS, SESSION_UPDATE_AGE_SECONDS } from "@/lib/auth/session-lifetime";
 
 /**
  * AUTH_SECRET when set; otherwise one derived from TELLTALE_SECRET, so an
@@ -23,7 +25,8 @@ export function authConfig(): NextAuthConfig {
   return {
     secret: authSecret(),
     adapter: PrismaAdapter(prisma),
-    session: { strategy: "database" },
+    // The same lifetime lib/auth/session.ts extends on use.
+    session: { strategy: "database", maxAge: SESSION_MAX_AGE_SECONDS, updateAge: SESSION_UPDATE_AGE_SECONDS },
     pages: { signIn: "/signin", verifyRequest: "/signin/check-email", error: "/signin" },
     providers: [
       Nodemailer({
@@ -44,6 +47,10 @@ export function authConfig(): NextAuthConfig {
       async signIn({ user, email }) {
         if (email?.verificationRequest !== true) return true;
         return checkSignInRequest(user.email ?? "");
+      },
+      // callbackUrl / redirectTo: a path on this site only (lib/auth/safe-callback.ts).
+      redirect({ url, baseUrl }) {
+        return safeRedirectUrl(url, baseUrl);
       },
     },
     logger: {

@@ -1,7 +1,19 @@
+import { trustsProxyHeaders } from "@/lib/auth/trust-proxy";
+
+// A host name or IP literal with an optional port, nothing that could carry a
+// path, credentials or a second URL.
+const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+
+function firstValue(header: string | null): string | undefined {
+  return header?.split(",")[0]?.trim() || undefined;
+}
+
 /**
  * The origin users reach this service at, for links in mails: AUTH_URL when
- * set (what Auth.js uses too), else the origin the request was made to, as
- * the reverse proxy reports it (X-Forwarded-Proto/Host) or as received.
+ * set (what Auth.js uses too); else, behind a trusted proxy
+ * (AUTH_TRUST_HOST=true), the host and scheme it forwards; else the request's
+ * own Host. X-Forwarded-* from anyone else is ignored: a client could
+ * otherwise make invitation links point at its own site.
  */
 export function publicOrigin(request: Request): string {
   const configured = process.env.AUTH_URL ?? process.env.NEXTAUTH_URL;
@@ -13,7 +25,9 @@ export function publicOrigin(request: Request): string {
     }
   }
   const url = new URL(request.url);
-  const host = request.headers.get("x-forwarded-host")?.split(",")[0]?.trim() || request.headers.get("host") || url.host;
-  const proto = request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim() || url.protocol.replace(/:$/, "");
+  const trusted = trustsProxyHeaders();
+  const candidates = [trusted ? firstValue(request.headers.get("x-forwarded-host")) : undefined, request.headers.get("host")?.trim()];
+  const host = candidates.find((h): h is string => !!h && HOST.test(h)) ?? url.host;
+  const proto = (trusted ? firstValue(request.headers.get("x-forwarded-proto")) : undefined) ?? url.protocol.replace(/:$/, "");
   return `${proto === "https" ? "https" : "http"}://${host}`;
 }

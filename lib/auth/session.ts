@@ -1,5 +1,6 @@
 import { prisma } from "@/lib/db/client";
 import { errors } from "@/lib/http/errors";
+import { extendedSessionExpiry } from "@/lib/auth/session-lifetime";
 
 export type SessionUser = { id: string; email: string; name: string | null };
 
@@ -38,13 +39,24 @@ function safeDecode(value: string): string {
   }
 }
 
-/** The user of an unexpired session, or null. One primary-key lookup. */
+/**
+ * The user of an unexpired session, or null. One primary-key lookup, and as
+ * Auth.js does (updateAge), at most once a day per session one UPDATE that
+ * pushes its expiry to 30 days from now: active users stay signed in.
+ */
 export async function findSessionUser(sessionToken: string): Promise<SessionUser | null> {
   const row = await prisma.session.findUnique({
     where: { sessionToken },
     select: { expires: true, user: { select: { id: true, email: true, name: true } } },
   });
-  if (!row || row.expires.getTime() <= Date.now()) return null;
+  const now = Date.now();
+  if (!row || row.expires.getTime() <= now) return null;
+  const expires = extendedSessionExpiry(row.expires, now);
+  if (expires) {
+    // Conditional on the expiry read, so concurrent requests extend it once;
+    // a session deleted meanwhile (sign-out) matches nothing.
+    await prisma.session.updateMany({ where: { sessionToken, expires: row.expires }, data: { expires } });
+  }
   return row.user;
 }
 

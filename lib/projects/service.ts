@@ -4,25 +4,43 @@ import { forgetProjectKeys, readProjectKey, rotateProjectKey } from "@/lib/keys/
 import { PROJECT_NOT_FOUND, requireProjectRole } from "@/lib/projects/access";
 import type { ProjectRole } from "@/lib/projects/schemas";
 
-export type ProjectSummary = { id: string; name: string; role: ProjectRole; createdAt: string; eventCount: number };
+export type ProjectSummary = {
+  id: string;
+  name: string;
+  role: ProjectRole;
+  createdAt: string;
+  eventCount: number;
+  /** Last four characters of the active API key (enough to mask it), null when it has none. */
+  keyLast4: string | null;
+};
 export type ProjectDetails = { id: string; name: string; role: ProjectRole; createdAt: string; apiKey: string };
 
-/** The caller's projects, newest first, with their role and event count. */
+type ProjectSummaryRow = { id: string; name: string; role: ProjectRole; created_at: Date; event_count: bigint | number; key_last4: string | null };
+
+/**
+ * The caller's projects, newest first, with their role, event count and the
+ * active key's last four characters: one query, nothing decrypted. Each count
+ * is an index-only scan of events_project_received_idx for that project alone
+ * (linear in its events, never a scan of the whole table).
+ */
 export async function listProjectsForUser(userId: string): Promise<ProjectSummary[]> {
-  const rows = await prisma.membership.findMany({
-    where: { userId },
-    orderBy: [{ project: { createdAt: "desc" } }, { projectId: "asc" }],
-    select: {
-      role: true,
-      project: { select: { id: true, name: true, createdAt: true, _count: { select: { events: true } } } },
-    },
-  });
-  return rows.map(({ role, project }) => ({
-    id: project.id,
-    name: project.name,
-    role,
-    createdAt: project.createdAt.toISOString(),
-    eventCount: project._count.events,
+  const rows = await prisma.$queryRaw<ProjectSummaryRow[]>`
+    SELECT p.id, p.name, m.role::text AS role, p.created_at, c.event_count, k.last4 AS key_last4
+    FROM memberships m
+    JOIN projects p ON p.id = m.project_id
+    LEFT JOIN LATERAL (
+      SELECT last4 FROM api_keys WHERE project_id = p.id AND revoked_at IS NULL ORDER BY created_at DESC LIMIT 1
+    ) k ON true
+    CROSS JOIN LATERAL (SELECT count(*) AS event_count FROM events e WHERE e.project_id = p.id) c
+    WHERE m.user_id = ${userId}
+    ORDER BY p.created_at DESC, p.id ASC`;
+  return rows.map((row) => ({
+    id: row.id,
+    name: row.name,
+    role: row.role,
+    createdAt: new Date(row.created_at).toISOString(),
+    eventCount: Number(row.event_count),
+    keyLast4: row.key_last4,
   }));
 }
 

@@ -181,6 +181,18 @@ describe("email magic link sign-in (Auth.js + Nodemailer)", () => {
     ).rejects.toMatchObject({ code: "unauthenticated" });
   });
 
+  it("keeps callbackUrl on this site: a tab, // or another origin becomes /projects", async () => {
+    for (const callbackUrl of ["/\t/evil.com", "//evil.com", "https://evil.example/projects"]) {
+      const email = uniqueEmail("callback");
+      const res = await new Client().requestLink(email, callbackUrl);
+      expect(res.headers.get("location")).toBe(CHECK_EMAIL);
+      expect(linkIn((await smtp.mailTo(email)).text).searchParams.get("callbackUrl"), JSON.stringify(callbackUrl)).toBe("http://localhost:3000/projects");
+    }
+    const email = uniqueEmail("callback");
+    await new Client().requestLink(email, "/projects/abc?level=error");
+    expect(linkIn((await smtp.mailTo(email)).text).searchParams.get("callbackUrl")).toBe("http://localhost:3000/projects/abc?level=error");
+  });
+
   it("refuses a sign-in request without the CSRF token", async () => {
     const email = uniqueEmail("nocsrf");
     const browser = new Client();
@@ -235,6 +247,22 @@ describe("sign-in rate limit", () => {
     // Another IP is unaffected.
     const other = await new Client().requestLink(uniqueEmail("spray"));
     expect(other.headers.get("location")).toBe(CHECK_EMAIL);
+  });
+
+  it("without a trusted proxy (no AUTH_TRUST_HOST), a forged X-Forwarded-For per request does not dodge the IP budget", async () => {
+    vi.stubEnv("AUTH_TRUST_HOST", undefined); // Auth.js itself trusts the host outside production
+    vi.stubEnv("SIGNIN_RATE_LIMIT_PER_IP", "2");
+    try {
+      const locations: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const res = await new Client().requestLink(uniqueEmail("dodge")); // a new X-Forwarded-For each time
+        locations.push(res.headers.get("location")!);
+      }
+      expect(locations.slice(0, 2)).toEqual([CHECK_EMAIL, CHECK_EMAIL]);
+      expect(locations[2]).toMatch(/\/signin\?error=RateLimited/);
+    } finally {
+      vi.stubEnv("AUTH_TRUST_HOST", "true");
+    }
   });
 
   it("answers {url} JSON to next-auth/react's signIn() when limited", async () => {

@@ -34,6 +34,22 @@ const tokenOf = (inviteUrl: string) => inviteUrl.split("/").at(-1)!;
 const sha256 = (s: string) => createHash("sha256").update(s).digest("hex");
 
 describe("POST /api/projects/:id/invitations", () => {
+  it("without AUTH_URL or AUTH_TRUST_HOST, the link uses the request's own Host, never a forged X-Forwarded-Host", async () => {
+    vi.stubEnv("AUTH_TRUST_HOST", undefined);
+    try {
+      const { owner, project } = await team();
+      const forged = { "x-forwarded-host": "evil.example", "x-forwarded-proto": "https" };
+      const { status, body } = await invite(project.id, owner.cookie, { email: uniqueEmail("forged"), role: "member" }, forged);
+      expect(status).toBe(201);
+      expect(body.inviteUrl).toMatch(/^http:\/\/localhost:3000\/invitations\//);
+      vi.stubEnv("AUTH_TRUST_HOST", "true"); // behind a proxy the operator trusts
+      const proxied = await invite(project.id, owner.cookie, { email: uniqueEmail("proxied"), role: "member" }, forged);
+      expect(proxied.body.inviteUrl).toMatch(/^https:\/\/evil\.example\/invitations\//);
+    } finally {
+      vi.stubEnv("AUTH_TRUST_HOST", "true");
+    }
+  });
+
   it("owner: 201, a mail with a single-use link valid 7 days; only the token's hash is stored", async () => {
     const { owner, project } = await team();
     const email = uniqueEmail("invitee");

@@ -5,6 +5,7 @@ import * as projectRoute from "@/app/api/projects/[id]/route";
 import * as keyRoute from "@/app/api/projects/[id]/key/route";
 import { prisma } from "@/lib/db/client";
 import { authenticateApiKey } from "@/lib/keys/service";
+import { createProject } from "@/lib/projects/create-project";
 import { apiRequest, callRoute, createTeam, createUserWithSession } from "@/tests/helpers/session";
 
 const team = () => createTeam("proj");
@@ -17,7 +18,7 @@ describe("GET /api/projects", () => {
     const asOwner = await callRoute(projectsRoute.GET, apiRequest("/api/projects", { cookie: owner.cookie }));
     expect(asOwner.status).toBe(200);
     expect(asOwner.body.projects).toEqual([
-      { id: project.id, name: project.name, role: "owner", createdAt: expect.any(String), eventCount: 1 },
+      { id: project.id, name: project.name, role: "owner", createdAt: expect.any(String), eventCount: 1, keyLast4: project.apiKey.slice(-4) },
     ]);
     const asMember = await callRoute(projectsRoute.GET, apiRequest("/api/projects", { cookie: member.cookie }));
     expect(asMember.body.projects.map((p: { id: string; role: string }) => [p.id, p.role])).toEqual([[project.id, "member"]]);
@@ -25,6 +26,28 @@ describe("GET /api/projects", () => {
     expect(asOutsider.body).toEqual({ projects: [] });
     // No key in the list: it is only in the details.
     expect(JSON.stringify(asOwner.body)).not.toContain("tlt_");
+  });
+
+  it("gives the active key's last four characters (for the Projects page's mask) and each project's own event count", async () => {
+    const { owner, project } = await team();
+    const other = await createProject(owner.user.id, `proj-other-${randomUUID()}`);
+    await prisma.event.createMany({
+      data: [project.id, project.id, project.id, other.id].map((projectId) => ({ id: randomUUID(), projectId, level: "info" as const, message: "x" })),
+    });
+    const rotated = await callRoute(keyRoute.POST, apiRequest(`/api/projects/${project.id}/key`, { method: "POST", cookie: owner.cookie }), { id: project.id });
+    expect(rotated.status).toBe(200);
+    const newKey: string = rotated.body.apiKey;
+
+    const { body } = await callRoute(projectsRoute.GET, apiRequest("/api/projects", { cookie: owner.cookie }));
+    const byId = new Map(body.projects.map((p: { id: string }) => [p.id, p]));
+    expect(byId.get(project.id)).toMatchObject({ eventCount: 3, keyLast4: newKey.slice(-4) });
+    expect(byId.get(other.id)).toMatchObject({ eventCount: 1, keyLast4: other.apiKey.slice(-4) });
+    expect(body.projects.map((p: { id: string }) => p.id)).toEqual([other.id, project.id]); // newest first
+
+    // A project whose key was revoked by hand shows none.
+    await prisma.apiKey.updateMany({ where: { projectId: other.id }, data: { revokedAt: new Date() } });
+    const after = await callRoute(projectsRoute.GET, apiRequest("/api/projects", { cookie: owner.cookie }));
+    expect(after.body.projects.find((p: { id: string }) => p.id === other.id).keyLast4).toBeNull();
   });
 
   it("401 unauthenticated without a session, with an unknown or an expired one", async () => {

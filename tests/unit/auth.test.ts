@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { assertSameOrigin } from "@/lib/auth/same-origin";
 import { requireSessionUser, sessionTokenFromCookieHeader } from "@/lib/auth/session";
-import { clientIp, consumeSignInAttempt, signInLimits } from "@/lib/auth/sign-in-rate-limit";
+import { clientIp, consumeSignInAttempt, DIRECT_CLIENT_KEY, signInLimits } from "@/lib/auth/sign-in-rate-limit";
 import { authCallbackAction, confirmationUrl } from "@/lib/auth/sign-in-email";
 import { publicOrigin } from "@/lib/auth/public-origin";
 
@@ -110,18 +110,45 @@ describe("sign-in rate limit", () => {
     expect((await consumeSignInAttempt({ email: "c@x.io", ip: "9.9.9.8" })).allowed).toBe(true);
   });
 
-  it("takes the client IP the nearest proxy appended", () => {
+  it("behind a trusted proxy (AUTH_TRUST_HOST=true), takes the client IP the nearest proxy appended", () => {
+    vi.stubEnv("AUTH_TRUST_HOST", "true");
     expect(clientIp(new Headers({ "x-forwarded-for": "6.6.6.6, 10.0.0.1" }))).toBe("10.0.0.1");
     expect(clientIp(new Headers({ "x-real-ip": "10.0.0.2" }))).toBe("10.0.0.2");
     expect(clientIp(new Headers())).toBe("unknown");
   });
+
+  it("without AUTH_TRUST_HOST, ignores X-Forwarded-For and X-Real-IP: every direct client shares one bucket", () => {
+    for (const trust of ["", "false", "0"]) {
+      vi.stubEnv("AUTH_TRUST_HOST", trust);
+      const keys = ["6.6.6.6", "7.7.7.7, 10.0.0.1"].map((ip) => clientIp(new Headers({ "x-forwarded-for": ip, "x-real-ip": ip })));
+      expect(keys, trust).toEqual([DIRECT_CLIENT_KEY, DIRECT_CLIENT_KEY]);
+    }
+  });
 });
 
 describe("publicOrigin", () => {
-  it("prefers AUTH_URL, then the proxy's forwarded host and scheme, then the request", () => {
+  it("prefers AUTH_URL, then (AUTH_TRUST_HOST=true) the proxy's forwarded host and scheme, then the request", () => {
+    vi.stubEnv("AUTH_TRUST_HOST", "true");
     expect(publicOrigin(req("POST", { "x-forwarded-host": "logs.example", "x-forwarded-proto": "https" }))).toBe("https://logs.example");
     expect(publicOrigin(req("POST", { host: "localhost:3000" }))).toBe("http://localhost:3000");
     vi.stubEnv("AUTH_URL", "https://telltale.example/api/auth");
     expect(publicOrigin(req("POST", { "x-forwarded-host": "other.example" }))).toBe("https://telltale.example");
+  });
+
+  it("without AUTH_TRUST_HOST or AUTH_URL, ignores X-Forwarded-Host/Proto and uses the request's own Host", () => {
+    vi.stubEnv("AUTH_TRUST_HOST", "");
+    vi.stubEnv("AUTH_URL", "");
+    const forged = { host: "localhost:3000", "x-forwarded-host": "evil.example", "x-forwarded-proto": "https" };
+    expect(publicOrigin(req("POST", forged))).toBe("http://localhost:3000");
+    vi.stubEnv("AUTH_TRUST_HOST", "false");
+    expect(publicOrigin(req("POST", forged))).toBe("http://localhost:3000");
+  });
+
+  it("never builds an origin from a Host that is not a host name", () => {
+    vi.stubEnv("AUTH_TRUST_HOST", "true");
+    vi.stubEnv("AUTH_URL", "");
+    expect(publicOrigin(req("POST", { "x-forwarded-host": "evil.example/path", host: "localhost:3000" }))).toBe("http://localhost:3000");
+    expect(publicOrigin(req("POST", { "x-forwarded-host": "a@evil.example" }))).toBe("http://localhost:3000");
+    expect(publicOrigin(req("POST", { "x-forwarded-host": "[::1]:8080" }))).toBe("http://[::1]:8080");
   });
 });

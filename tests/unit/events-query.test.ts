@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { AppError } from "@/lib/http/errors";
-import { decodeCursor, encodeCursor, escapeLike, histogramBucketMs, parseEventsQuery, parseTimeParam } from "@/lib/events/query";
+import { decodeCursor, encodeCursor, escapeLike, eventHistogram, histogramBucketMs, listProjectEvents, parseEventsQuery, parseTimeParam } from "@/lib/events/query";
 
 const ID = "0190f2c4-8a1b-7c3d-9e4f-123456789abc";
 
@@ -72,6 +72,48 @@ describe("parseEventsQuery", () => {
     expect(problems({ since: "2026-01-02", until: "2026-01-01" })).toEqual(["until"]);
     expect(problems({ q: "x".repeat(201) })).toEqual(["q"]);
     expect(problems({ q: "a\u0000b" })).toEqual(["q"]);
+  });
+});
+
+describe("times the database cannot take", () => {
+  const enc = (s: string) => Buffer.from(s).toString("base64url");
+
+  it("refuses a cursor whose time lies beyond year 9999", () => {
+    expect(decodeCursor(enc(`v1.999999999999999.${ID}`))).toBeNull();
+    expect(decodeCursor(enc(`v1.253402300800000.${ID}`))).toBeNull(); // 10000-01-01
+    expect(decodeCursor(enc(`v1.253402300799999.${ID}`))?.receivedAt.toISOString()).toBe("9999-12-31T23:59:59.999Z");
+    expect(problems({ cursor: enc(`v1.999999999999999.${ID}`) })).toEqual(["cursor"]);
+  });
+
+  it("refuses since/until before year 0001 (PostgreSQL has no year 0) or after 9999", () => {
+    expect(parseTimeParam("0000-01-01")).toBeNull();
+    expect(parseTimeParam("0000-12-31T23:59:59Z")).toBeNull();
+    expect(parseTimeParam("0001-01-01T00:30:00+01:00")).toBeNull(); // year 0 in UTC
+    expect(parseTimeParam("0001-01-01")?.toISOString()).toBe("0001-01-01T00:00:00.000Z");
+    expect(parseTimeParam("9999-12-31T23:59:59.999Z")?.toISOString()).toBe("9999-12-31T23:59:59.999Z");
+    expect(problems({ since: "0000-01-01", until: "0000-01-02" })).toEqual(["since", "until"]);
+  });
+
+  it("checks dates handed in by code too: 400 validation_failed, before any query", async () => {
+    for (const since of [new Date("0000-01-01T00:00:00Z"), new Date(8.64e15)]) {
+      await expect(listProjectEvents("nobody", "nothing", { since })).rejects.toMatchObject({ code: "validation_failed", errors: [{ path: "since" }] });
+      await expect(eventHistogram("nobody", "nothing", { since })).rejects.toMatchObject({ code: "validation_failed" });
+    }
+  });
+});
+
+describe("limit", () => {
+  it("answers one clean problem for a number too large for JavaScript", () => {
+    for (const limit of ["999999999999999999999", "9007199254740993", "1e3", "-1", "", " 5"]) {
+      let thrown: AppError | undefined;
+      try {
+        parseEventsQuery({ limit });
+      } catch (error) {
+        thrown = error as AppError;
+      }
+      expect(thrown?.errors, limit).toEqual([{ path: "limit", message: "Use a whole number from 1 to 200." }]);
+    }
+    expect(parseEventsQuery({ limit: "007" }).limit).toBe(7);
   });
 });
 

@@ -9,7 +9,7 @@ import { RoleBadge } from "@/components/role-badge";
 import { ActionButton } from "@/components/action-button";
 import { listPendingInvitationsForUser } from "@/lib/invitations/service";
 import { maskApiKey } from "@/lib/keys/format";
-import { getProjectForMember, listProjectsForUser } from "@/lib/projects/service";
+import { listProjectsForUser } from "@/lib/projects/service";
 import { requireUser } from "../session";
 import { acceptInvitationByIdAction, createProjectAction, revealKeyAction, rotateKeyAction } from "./actions";
 
@@ -21,12 +21,7 @@ export default async function ProjectsPage() {
   const user = await requireUser("/projects");
   const [projects, invitations] = await Promise.all([listProjectsForUser(user.id), listPendingInvitationsForUser(user)]);
   // Only the last four characters of each key leave the server with the page.
-  const masks = await Promise.all(
-    projects.map(async (p) => {
-      const { apiKey } = await getProjectForMember(user.id, p.id);
-      return apiKey ? maskApiKey(apiKey.slice(-4)) : null;
-    }),
-  );
+  const masks = projects.map((p) => (p.keyLast4 ? maskApiKey(p.keyLast4) : null));
 
   return (
     <div className="space-y-8">

@@ -3,6 +3,7 @@
 import { redirect } from "next/navigation";
 import { currentUser } from "@/lib/auth/caller";
 import { signOut } from "@/lib/auth/config";
+import { signInPath } from "@/lib/auth/safe-callback";
 import { AppError } from "@/lib/http/errors";
 import { invitationTokenSchema } from "@/lib/invitations/schemas";
 import { acceptInvitation } from "@/lib/invitations/service";
@@ -11,7 +12,7 @@ import { acceptInvitation } from "@/lib/invitations/service";
 export async function acceptInvitationAction(token: string): Promise<void> {
   const invitationPage = `/invitations/${encodeURIComponent(token)}`;
   const user = await currentUser();
-  if (!user) redirect(`/signin?${new URLSearchParams({ callbackUrl: invitationPage })}`);
+  if (!user) redirect(signInPath(invitationPage));
   if (!invitationTokenSchema.safeParse(token).success) redirect(invitationPage);
   let projectId: string;
   try {
@@ -26,5 +27,5 @@ export async function acceptInvitationAction(token: string): Promise<void> {
 /** Signs out and comes back here, to sign in with the invited address. */
 export async function signOutForInvitationAction(token: string): Promise<void> {
   const invitationPage = `/invitations/${encodeURIComponent(token)}`;
-  await signOut({ redirectTo: `/signin?${new URLSearchParams({ callbackUrl: invitationPage })}` });
+  await signOut({ redirectTo: signInPath(invitationPage) });
 }

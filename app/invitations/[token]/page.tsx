@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { AuthCard } from "@/components/auth-card";
 import { buttonClass } from "@/components/button";
 import { currentUser } from "@/lib/auth/caller";
+import { signInPath } from "@/lib/auth/safe-callback";
 import { invitationTokenSchema } from "@/lib/invitations/schemas";
 import { getInvitationPreview, INVITATION_UNAVAILABLE } from "@/lib/invitations/service";
 import { acceptInvitationAction, signOutForInvitationAction } from "./actions";
@@ -34,7 +35,7 @@ export default async function InvitationPage({ params }: { params: Promise<{ tok
         </p>
       ) : !user ? (
         <div className="space-y-2">
-          <a className={buttonClass("primary", "md", "w-full")} href={`/signin?${new URLSearchParams({ callbackUrl: here })}`}>
+          <a className={buttonClass("primary", "md", "w-full")} href={signInPath(here)}>
             Sign in with the invited address
           </a>
           <p className="text-xs text-zinc-500 dark:text-zinc-400">Then accept the invitation on this page.</p>

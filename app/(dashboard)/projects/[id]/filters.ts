@@ -1,5 +1,5 @@
 import type { EventFilterValues } from "@/components/event-filters";
-import { decodeCursor } from "@/lib/events/query";
+import { decodeCursor, supportedTime } from "@/lib/events/query";
 
 export type Level = "error" | "warn" | "info";
 type SearchParams = Record<string, string | string[] | undefined>;
@@ -20,20 +20,26 @@ function single(value: string | string[] | undefined): string {
   return typeof value === "string" ? value : "";
 }
 
-/** `YYYY-MM-DDTHH:mm` from a datetime-local input, in the browser's zone (`tz`: getTimezoneOffset minutes). */
+/**
+ * `YYYY-MM-DDTHH:mm` from a datetime-local input, in the browser's zone (`tz`:
+ * getTimezoneOffset minutes); undefined outside the years the database takes.
+ */
 function parseLocal(value: string, tz: string): Date | undefined {
   if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/.test(value)) return undefined;
   const asUtc = Date.parse(`${value}Z`);
   if (Number.isNaN(asUtc)) return undefined;
   const offset = Number(tz);
-  return new Date(asUtc + (Number.isFinite(offset) && Math.abs(offset) <= 24 * 60 ? offset : 0) * 60_000);
+  return supportedTime(asUtc + (Number.isFinite(offset) && Math.abs(offset) <= 24 * 60 ? offset : 0) * 60_000) ?? undefined;
 }
+
+// Typed or pasted control characters (NUL even fails in PostgreSQL) match nothing anyway.
+const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/g;
 
 /** The events page's URL -> what to ask the query layer. Unknown values fall back to defaults. */
 export function parseEventQuery(params: SearchParams, now = new Date()): EventQuery {
   const levelParam = single(params.level);
   const level = levelParam === "error" || levelParam === "warn" || levelParam === "info" ? levelParam : undefined;
-  const q = single(params.q).trim().slice(0, 200);
+  const q = single(params.q).replace(CONTROL_CHARS, "").trim().slice(0, 200);
   let range = single(params.range) || DEFAULT_RANGE;
   if (range !== "custom" && !(range in RANGE_MS)) range = DEFAULT_RANGE;
   const from = single(params.from);

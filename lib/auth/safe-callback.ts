@@ -1,0 +1,57 @@
+/**
+ * The one check for "where to go after sign-in" values (callbackUrl,
+ * redirectTo): only a path on this site, never an open redirect.
+ */
+
+/** Where a missing or refused callback goes. */
+export const DEFAULT_CALLBACK_PATH = "/projects";
+
+// A placeholder origin: a value that resolves anywhere else named another site.
+const PLACEHOLDER_ORIGIN = "http://x";
+
+// Browsers drop tabs and newlines from URLs ("/\t/evil.com" becomes
+// "//evil.com") and read "\" as "/": refuse them rather than guess.
+const UNSAFE_CHARS = /[\u0000-\u001f\u007f-\u009f\\]/;
+
+/**
+ * `value` as a same-origin path (`/a/b?c#d`, normalized), or `fallback`:
+ * no scheme, no host, no protocol-relative `//`, no control characters or
+ * backslashes anywhere.
+ */
+export function safeCallbackPath(value: unknown, fallback = DEFAULT_CALLBACK_PATH): string {
+  if (typeof value !== "string" || value.length === 0 || value.length > 2048) return fallback;
+  if (UNSAFE_CHARS.test(value) || !value.startsWith("/") || value.startsWith("//")) return fallback;
+  let url: URL;
+  try {
+    url = new URL(value, PLACEHOLDER_ORIGIN);
+  } catch {
+    return fallback;
+  }
+  // Dot segments can still climb to "//host" ("/a/..//evil.com").
+  if (url.origin !== PLACEHOLDER_ORIGIN || !url.pathname.startsWith("/") || url.pathname.startsWith("//")) return fallback;
+  return url.pathname + url.search + url.hash;
+}
+
+/**
+ * Auth.js's `redirect` callback: a path, or an absolute URL on `baseUrl`'s
+ * origin, passes as that path on `baseUrl`; anything else goes to the default.
+ */
+export function safeRedirectUrl(url: string, baseUrl: string): string {
+  const base = new URL(baseUrl).origin;
+  let path: unknown = url;
+  if (!url.startsWith("/") && !UNSAFE_CHARS.test(url)) {
+    try {
+      const absolute = new URL(url);
+      path = absolute.origin === base ? absolute.pathname + absolute.search + absolute.hash : undefined;
+    } catch {
+      path = undefined;
+    }
+  }
+  return `${base}${safeCallbackPath(path)}`;
+}
+
+/** The sign-in page, coming back to `returnTo` afterwards (when it is a safe path). */
+export function signInPath(returnTo?: string): string {
+  if (!returnTo) return "/signin";
+  return `/signin?${new URLSearchParams({ callbackUrl: safeCallbackPath(returnTo) })}`;
+}
