@@ -3,6 +3,7 @@ import { prisma, type Prisma } from "@/lib/db/client";
 import { errors } from "@/lib/http/errors";
 import { decryptApiKey, encryptApiKey, hashApiKey, hashesEqual } from "@/lib/keys/crypto";
 import { generateApiKey, isWellFormedApiKey, KEY_LENGTH } from "@/lib/keys/format";
+import { logger } from "@/lib/log";
 
 export type AuthenticatedKey = { keyId: string; projectId: string };
 
@@ -86,12 +87,24 @@ export function forgetProjectKeys(projectId: string): void {
   }
 }
 
-/** The project's current key in plaintext, for members (Projects page, details API). */
+/**
+ * The project's current key in plaintext, for members (Projects page, details
+ * API); null when there is none or it was sealed under another server secret.
+ */
 export async function readProjectKey(projectId: string): Promise<string | null> {
   const row = await prisma.apiKey.findFirst({
     where: { projectId, revokedAt: null },
     orderBy: { createdAt: "desc" },
     select: { encrypted: true },
   });
-  return row ? decryptApiKey(row.encrypted) : null;
+  if (!row) return null;
+  try {
+    return decryptApiKey(row.encrypted);
+  } catch {
+    // Sealed under another TELLTALE_SECRET: the key still works for
+    // ingestion (its hash is unaffected) but can't be shown; rotating it fixes
+    // that. Not a reason to fail the whole page.
+    logger.warn("stored API key cannot be decrypted with the current TELLTALE_SECRET; rotate it", { projectId });
+    return null;
+  }
 }

@@ -13,7 +13,7 @@ export type ProjectSummary = {
   /** Last four characters of the active API key (enough to mask it), null when it has none. */
   keyLast4: string | null;
 };
-export type ProjectDetails = { id: string; name: string; role: ProjectRole; createdAt: string; apiKey: string };
+export type ProjectDetails = { id: string; name: string; role: ProjectRole; createdAt: string; apiKey: string | null };
 
 type ProjectSummaryRow = { id: string; name: string; role: ProjectRole; created_at: Date; event_count: bigint | number; key_last4: string | null };
 
@@ -61,11 +61,10 @@ export async function getProjectForMember(userId: string, projectId: string): Pr
 }
 
 // Every project has exactly one active key (made with it, replaced atomically
-// on rotation); none means the data was changed by hand.
-async function currentKey(projectId: string): Promise<string> {
-  const apiKey = await readProjectKey(projectId);
-  if (!apiKey) throw new Error(`Project ${projectId} has no active API key.`);
-  return apiKey;
+// on rotation). null: it can't be shown (sealed under another TELLTALE_SECRET,
+// or the data was changed by hand); an owner can rotate it.
+function currentKey(projectId: string): Promise<string | null> {
+  return readProjectKey(projectId);
 }
 
 /** Replaces the project's API key (owners only); the old key stops working at once. */

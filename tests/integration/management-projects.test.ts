@@ -253,3 +253,22 @@ describe("DELETE /api/projects/:id", () => {
     expect(again.status).toBe(404);
   });
 });
+
+describe("a key sealed under another TELLTALE_SECRET", () => {
+  it("does not break the project: details answer apiKey null, ingestion still works", async () => {
+    const { prisma } = await import("@/lib/db/client");
+    const { encryptApiKey } = await import("@/lib/keys/crypto");
+    const { makeProject, sendEvent } = await import("@/tests/helpers/ingest");
+    const { getProjectForMember } = await import("@/lib/projects/service");
+    const p = await makeProject();
+    const previous = process.env.TELLTALE_SECRET;
+    process.env.TELLTALE_SECRET = "a-different-secret-a-different-secret-0123";
+    const foreign = encryptApiKey(p.apiKey);
+    process.env.TELLTALE_SECRET = previous;
+    await prisma.apiKey.updateMany({ where: { projectId: p.id }, data: { encrypted: foreign } });
+    const details = await getProjectForMember(p.ownerId, p.id);
+    expect(details.apiKey).toBeNull();
+    expect(details.name).toBe(p.name);
+    expect((await sendEvent(p.apiKey, { level: "info", message: "still ingests", projectId: p.id })).status).toBe(201);
+  });
+});

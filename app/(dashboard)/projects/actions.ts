@@ -30,7 +30,7 @@ export async function revealKeyAction(projectId: string): Promise<RevealResult> 
   const user = await requireUser();
   try {
     const project = await getProjectForMember(user.id, String(projectId));
-    if (!project.apiKey) return { ok: false, error: "This project has no active key. An owner can create one with Rotate." };
+    if (!project.apiKey) return { ok: false, error: "This key can't be shown: it was stored under another TELLTALE_SECRET (or there is no active key). An owner can Rotate it to make a new one." };
     return { ok: true, apiKey: project.apiKey };
   } catch (error) {
     const state = actionError(error);
