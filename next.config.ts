@@ -14,6 +14,11 @@ const pageSecurityHeaders = [
 
 const nextConfig: NextConfig = {
   poweredByHeader: false,
+  // `next dev` logs each request's URL; these carry single-use tokens
+  // (sign-in links, invitations), which must never reach a log.
+  logging: {
+    incomingRequests: { ignore: [/^\/signin\/confirm/, /^\/api\/auth\/callback/, /^\/invitations\//, /^\/api\/invitations\/[^/]+\/accept/] },
+  },
   async headers() {
     return [
       { source: "/((?!api/).*)", headers: pageSecurityHeaders },
