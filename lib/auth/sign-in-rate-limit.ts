@@ -1,6 +1,5 @@
 import { AppError } from "@/lib/http/errors";
 import { consumeRateLimit, createRateLimit, type RateLimit } from "@/lib/http/rate-limit";
-import { trustsProxyHeaders } from "@/lib/auth/trust-proxy";
 
 /**
  * Sign-in link requests are limited per address (so nobody can flood an inbox)
@@ -63,22 +62,17 @@ export function normalizeEmailKey(email: string): string {
   return email.normalize("NFKC").trim().toLowerCase();
 }
 
-/** The per-IP bucket of every client when no trusted proxy names them. */
-export const DIRECT_CLIENT_KEY = "direct";
-
 /**
- * The per-IP bucket key of a request. Behind a trusted proxy
- * (AUTH_TRUST_HOST=true): the right-most X-Forwarded-For entry (a client can
- * prepend anything, but not what the proxy appends), else X-Real-IP, else
- * "unknown". Without one, those headers are whatever the client chose, so a
- * new value per request would dodge the limit: they are ignored. Next.js
- * route handlers and server actions expose no socket address, so every
- * direct client then shares the single bucket DIRECT_CLIENT_KEY. That only
- * makes the per-IP limit stricter (one sprayer can make others wait, never
- * send more), and the per-address limit still protects each inbox.
+ * The per-IP bucket key of a request: the right-most X-Forwarded-For entry.
+ * Behind a proxy (AUTH_TRUST_HOST=true) that is the address the proxy saw.
+ * Served directly, `next start` fills X-Forwarded-For from the socket when
+ * the client sent none, so honest clients each get their own bucket; a
+ * client that forges the header can only dodge its own per-IP budget (the
+ * per-address limit still protects every inbox). Sharing one bucket among
+ * all direct clients was the alternative, and it lets anyone lock every user
+ * out of sign-in with a handful of requests, so it is not used.
  */
-export function clientIp(headers: { get(name: string): string | null }, trustProxy = trustsProxyHeaders()): string {
-  if (!trustProxy) return DIRECT_CLIENT_KEY;
+export function clientIp(headers: { get(name: string): string | null }): string {
   const forwarded = headers.get("x-forwarded-for");
   const last = forwarded?.split(",").map((s) => s.trim()).filter(Boolean).at(-1);
   return last || headers.get("x-real-ip")?.trim() || "unknown";

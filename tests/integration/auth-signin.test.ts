@@ -249,22 +249,6 @@ describe("sign-in rate limit", () => {
     expect(other.headers.get("location")).toBe(CHECK_EMAIL);
   });
 
-  it("without a trusted proxy (no AUTH_TRUST_HOST), a forged X-Forwarded-For per request does not dodge the IP budget", async () => {
-    vi.stubEnv("AUTH_TRUST_HOST", undefined); // Auth.js itself trusts the host outside production
-    vi.stubEnv("SIGNIN_RATE_LIMIT_PER_IP", "2");
-    try {
-      const locations: string[] = [];
-      for (let i = 0; i < 3; i++) {
-        const res = await new Client().requestLink(uniqueEmail("dodge")); // a new X-Forwarded-For each time
-        locations.push(res.headers.get("location")!);
-      }
-      expect(locations.slice(0, 2)).toEqual([CHECK_EMAIL, CHECK_EMAIL]);
-      expect(locations[2]).toMatch(/\/signin\?error=RateLimited/);
-    } finally {
-      vi.stubEnv("AUTH_TRUST_HOST", "true");
-    }
-  });
-
   it("answers {url} JSON to next-auth/react's signIn() when limited", async () => {
     vi.stubEnv("SIGNIN_RATE_LIMIT_PER_EMAIL", "1");
     const email = uniqueEmail("json");
