@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { prisma } from "@/lib/db/client";
 import { createProject } from "@/lib/projects/create-project";
+import { listenSmtpSink } from "@/tests/helpers/smtp-sink";
 
 let seq = 0;
 
@@ -91,26 +92,12 @@ function decodeQuotedPrintable(raw: string): string {
 }
 
 export async function startSmtpSink() {
-  const { SMTPServer } = await import("smtp-server");
   const mails: SentMail[] = [];
   const waiters: (() => void)[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS", "AUTH"],
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on("data", (c: Buffer) => chunks.push(c));
-      stream.on("end", () => {
-        const raw = Buffer.concat(chunks).toString("utf8");
-        mails.push({ to: session.envelope.rcptTo.map((r) => r.address), raw, text: decodeQuotedPrintable(raw) });
-        waiters.splice(0).forEach((wake) => wake());
-        callback();
-      });
-    },
+  const { port, close } = await listenSmtpSink(({ to, raw }) => {
+    mails.push({ to, raw, text: decodeQuotedPrintable(raw) });
+    waiters.splice(0).forEach((wake) => wake());
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.server.address() as { port: number };
   return {
     url: `smtp://127.0.0.1:${port}`,
     mails,
@@ -127,6 +114,6 @@ export async function startSmtpSink() {
         });
       }
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close,
   };
 }
