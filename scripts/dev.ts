@@ -13,10 +13,13 @@ import path from "node:path";
 import { loadDevSecrets } from "@/lib/config/dev-secrets";
 import { ensureDatabase, runChildWithDatabase } from "@/lib/db/ensure";
 import { loadEnvFiles } from "@/lib/config/load-env";
+import { numericSettingProblems } from "@/lib/config/env";
 
 async function main(): Promise<void> {
   loadEnvFiles("development");
   loadDevSecrets();
+  const problems = numericSettingProblems();
+  if (problems.length) throw new Error(`the configuration has problems:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
   process.env.AUTH_TRUST_HOST ??= "true";
 
   const db = await ensureDatabase({ migrate: true, log: (line) => console.log(line) });

@@ -12,6 +12,7 @@ import { canConnect } from "@/lib/db/embedded";
 import { ensureDatabase, runChildWithDatabase } from "@/lib/db/ensure";
 import { migrationStatus } from "@/lib/db/migrate";
 import { loadEnvFiles } from "@/lib/config/load-env";
+import { numericSettingProblems } from "@/lib/config/env";
 
 const REQUIRED_SECRETS: { name: string; minLength: number; hint: string }[] = [
   { name: "TELLTALE_SECRET", minLength: 32, hint: "encrypts stored API keys; generate with: openssl rand -base64 32" },
@@ -29,9 +30,9 @@ function secretProblems(): string[] {
 
 async function main(): Promise<number> {
   loadEnvFiles("production");
-  const problems = secretProblems();
+  const problems = [...secretProblems(), ...numericSettingProblems()];
   if (problems.length) {
-    console.error(`Refusing to start: required secrets are missing.\n${problems.map((p) => `  - ${p}`).join("\n")}\nSet them in the environment (see .env.example and the README).`);
+    console.error(`Refusing to start: the configuration has problems.\n${problems.map((p) => `  - ${p}`).join("\n")}\nSet them in the environment (see .env.example and the README).`);
     return 1;
   }
   if (!process.env.AUTH_URL && !process.env.AUTH_TRUST_HOST) {

@@ -5,7 +5,7 @@ import { currentUser, type SessionUser } from "@/lib/auth/caller";
 import { publicOrigin } from "@/lib/auth/public-origin";
 import { signInPath } from "@/lib/auth/safe-callback";
 import { AppError } from "@/lib/http/errors";
-import { getProjectForMember } from "@/lib/projects/service";
+import { getProjectMembership } from "@/lib/projects/service";
 import type { ActionState } from "@/components/action-state";
 
 // One session lookup per request, however many layouts, pages and metadata ask.
@@ -50,5 +50,5 @@ export async function siteOrigin(): Promise<string> {
  * and pages ask (404 page for outsiders).
  */
 export const projectForMember = cache(async (userId: string, projectId: string) =>
-  orNotFound(getProjectForMember(userId, projectId)),
+  orNotFound(getProjectMembership(userId, projectId)),
 );

@@ -1,3 +1,5 @@
+import { envInt } from "@/lib/config/env";
+
 /**
  * AI summary settings, read from the environment on every call (not at module
  * load) so that an operator's change takes effect on restart and tests can
@@ -27,12 +29,12 @@ export function aiSettings(env: Readonly<Record<string, string | undefined>> = p
     apiKey: nonEmpty(env.OPENAI_API_KEY),
     baseURL: nonEmpty(env.OPENAI_BASE_URL),
     model: nonEmpty(env.AI_MODEL) ?? DEFAULT_AI_MODEL,
-    timeoutMs: integer(env.AI_TIMEOUT_MS, 20_000, 1, 600_000),
-    maxOutputTokens: integer(env.AI_MAX_OUTPUT_TOKENS, 800, 50, 32_000),
-    maxRetries: integer(env.AI_MAX_RETRIES, 1, 0, 5),
-    promptBudgetChars: integer(env.AI_PROMPT_BUDGET_CHARS, 24_000, 2_000, 400_000),
-    cacheTtlMs: integer(env.AI_CACHE_TTL_MS, 60_000, 0, 3_600_000),
-    rateLimitPerMinute: integer(env.AI_RATE_LIMIT_PER_MINUTE, 10, 0, 100_000),
+    timeoutMs: envInt("AI_TIMEOUT_MS", env),
+    maxOutputTokens: envInt("AI_MAX_OUTPUT_TOKENS", env),
+    maxRetries: envInt("AI_MAX_RETRIES", env),
+    promptBudgetChars: envInt("AI_PROMPT_BUDGET_CHARS", env),
+    cacheTtlMs: envInt("AI_CACHE_TTL_MS", env),
+    rateLimitPerMinute: envInt("AI_RATE_LIMIT_PER_MINUTE", env),
   };
 }
 
@@ -41,10 +43,3 @@ function nonEmpty(value: string | undefined): string | undefined {
   return trimmed ? trimmed : undefined;
 }
 
-/** A malformed or out-of-range value falls back to the default rather than breaking the endpoint. */
-function integer(value: string | undefined, fallback: number, min: number, max: number): number {
-  const trimmed = value?.trim();
-  if (!trimmed || !/^\d+$/.test(trimmed)) return fallback;
-  const n = Number(trimmed);
-  return n >= min && n <= max ? n : fallback;
-}

@@ -1,35 +1,16 @@
-import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
 import { aiSettings } from "@/lib/ai/config";
-import { errors } from "@/lib/http/errors";
+import { consumeRateLimit, createRateLimit, type RateLimit } from "@/lib/http/rate-limit";
 
-// One limiter per configured rate, made on first use: the setting is read on
-// every call, so a changed AI_RATE_LIMIT_PER_MINUTE applies without restart
-// in tests. In memory, per process: on a multi-instance deployment each
+// Rebuilt when AI_RATE_LIMIT_PER_MINUTE changes (read on every call, so tests
+// can tune it). In memory, per process: on a multi-instance deployment each
 // instance allows the rate (documented in docs/ai.md).
-const limiters = new Map<number, RateLimiterMemory>();
-
-function limiterFor(pointsPerMinute: number): RateLimiterMemory {
-  let limiter = limiters.get(pointsPerMinute);
-  if (!limiter) {
-    limiter = new RateLimiterMemory({ keyPrefix: `ai-summary-${pointsPerMinute}`, points: pointsPerMinute, duration: 60 });
-    limiters.set(pointsPerMinute, limiter);
-  }
-  return limiter;
-}
+let current: { perMinute: number; limit: RateLimit | null } | undefined;
 
 /** Takes one summary from the user's per-minute allowance, or throws 429 rate_limited with Retry-After. */
 export async function consumeSummaryQuota(userId: string): Promise<void> {
   const perMinute = aiSettings().rateLimitPerMinute;
-  if (perMinute === 0) return;
-  try {
-    await limiterFor(perMinute).consume(userId);
-  } catch (rejection) {
-    if (!(rejection instanceof RateLimiterRes)) throw rejection;
-    const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
-    throw errors.rateLimited(retryAfter, {
-      "RateLimit-Limit": String(perMinute),
-      "RateLimit-Remaining": "0",
-      "RateLimit-Reset": String(retryAfter),
-    });
+  if (current?.perMinute !== perMinute) {
+    current = { perMinute, limit: createRateLimit({ name: `ai-summary-${perMinute}`, perWindow: perMinute, windowSeconds: 60 }) };
   }
+  await consumeRateLimit(current.limit, userId);
 }

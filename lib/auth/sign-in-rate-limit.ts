@@ -1,5 +1,6 @@
 import { AppError } from "@/lib/http/errors";
 import { consumeRateLimit, createRateLimit, type RateLimit } from "@/lib/http/rate-limit";
+import { envInt } from "@/lib/config/env";
 
 /**
  * Sign-in link requests are limited per address (so nobody can flood an inbox)
@@ -12,17 +13,12 @@ export type SignInLimits = { perEmail: number; perIp: number; windowSeconds: num
 
 export function signInLimits(env: Record<string, string | undefined> = process.env): SignInLimits {
   return {
-    perEmail: nonNegativeInt(env.SIGNIN_RATE_LIMIT_PER_EMAIL, 5),
-    perIp: nonNegativeInt(env.SIGNIN_RATE_LIMIT_PER_IP, 20),
-    windowSeconds: Math.max(1, nonNegativeInt(env.SIGNIN_RATE_LIMIT_WINDOW_SECONDS, 15 * 60)),
+    perEmail: envInt("SIGNIN_RATE_LIMIT_PER_EMAIL", env),
+    perIp: envInt("SIGNIN_RATE_LIMIT_PER_IP", env),
+    windowSeconds: envInt("SIGNIN_RATE_LIMIT_WINDOW_SECONDS", env),
   };
 }
 
-function nonNegativeInt(value: string | undefined, fallback: number): number {
-  if (value === undefined || value.trim() === "") return fallback;
-  const n = Number(value);
-  return Number.isInteger(n) && n >= 0 ? n : fallback;
-}
 
 type Limiters = { key: string; email: RateLimit | null; ip: RateLimit | null };
 let limiters: Limiters | undefined;

@@ -1,6 +1,7 @@
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaClient } from "./generated/client.ts";
+import { envInt } from "@/lib/config/env";
 
 export { Prisma } from "./generated/client.ts";
 export type { PrismaClient } from "./generated/client.ts";
@@ -24,10 +25,10 @@ export function databaseUrl(): string {
 function createDb(): Db {
   const pool = new pg.Pool({
     connectionString: databaseUrl(),
-    max: Number(process.env.DATABASE_POOL_SIZE ?? 10),
+    max: envInt("DATABASE_POOL_SIZE"),
     // Fail fast when the database is down, so the API answers 503 quickly
     // instead of queueing requests behind a dead server.
-    connectionTimeoutMillis: Number(process.env.DATABASE_CONNECT_TIMEOUT_MS ?? 3000),
+    connectionTimeoutMillis: envInt("DATABASE_CONNECT_TIMEOUT_MS"),
     idleTimeoutMillis: 30_000,
   });
   // An idle client that loses its server emits 'error'; without a listener the

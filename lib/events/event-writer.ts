@@ -3,6 +3,7 @@ import { isDatabaseUnavailable, isForeignKeyViolation } from "@/lib/db/errors";
 import type { ValidEvent } from "@/lib/events/schema";
 import { errors } from "@/lib/http/errors";
 import { forgetApiKey } from "@/lib/keys/service";
+import { envInt } from "@/lib/config/env";
 
 /** A row to store, with the API key that sent it (not stored; checked). */
 export type EventRow = ValidEvent & { id: string; receivedAt: Date; keyId: string };
@@ -12,7 +13,7 @@ type Pending = { rows: EventRow[]; resolve: () => void; reject: (error: unknown)
 // Rows per INSERT: large enough to amortise a round trip, small enough that
 // one statement's parameters stay modest.
 const MAX_ROWS_PER_FLUSH = 2_000;
-const MAX_FLUSHES_IN_FLIGHT = Math.max(1, Number(process.env.INGEST_MAX_CONCURRENT_WRITES ?? 4));
+const MAX_FLUSHES_IN_FLIGHT = envInt("INGEST_MAX_CONCURRENT_WRITES");
 
 /**
  * Group commit: concurrent requests share one INSERT ... SELECT FROM unnest()

@@ -1,4 +1,4 @@
-import { AppError, type ErrorCode, type FieldProblem } from "@/lib/http/errors";
+import { AppError, errors, type ErrorCode, type FieldProblem } from "@/lib/http/errors";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { logger } from "@/lib/log";
 
@@ -40,7 +40,7 @@ export function errorToResponse(error: unknown, requestId: string): Response {
   if (error instanceof AppError) return problemResponse(error);
   if (isDatabaseUnavailable(error)) {
     logger.warn("database unavailable", { requestId, error: describe(error) });
-    return problemResponse(new AppError(503, "service_unavailable", "The database is unreachable. Retry shortly; nothing was stored.", { headers: { "Retry-After": "5" } }));
+    return problemResponse(errors.serviceUnavailable());
   }
   logger.error("unhandled error", { requestId, error: describe(error), stack: error instanceof Error ? error.stack : undefined });
   return problemResponse(new AppError(500, "internal", `An unexpected error occurred. Quote request id ${requestId} when reporting it.`), requestId);

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
 import { deriveKey } from "@/lib/config/secrets";
 
 const PURPOSE = "api-key-encryption-v1";
@@ -6,12 +6,6 @@ const PURPOSE = "api-key-encryption-v1";
 /** Hex SHA-256 of the whole key: the lookup column. */
 export function hashApiKey(key: string): string {
   return createHash("sha256").update(key, "utf8").digest("hex");
-}
-
-export function hashesEqual(a: string, b: string): boolean {
-  const x = Buffer.from(a, "hex");
-  const y = Buffer.from(b, "hex");
-  return x.length === y.length && timingSafeEqual(x, y);
 }
 
 /** AES-256-GCM under a key derived from TELLTALE_SECRET; base64url(iv|ct|tag). */

@@ -1,20 +1,21 @@
 import { LRUCache } from "lru-cache";
 import { prisma, type Prisma } from "@/lib/db/client";
 import { errors } from "@/lib/http/errors";
-import { decryptApiKey, encryptApiKey, hashApiKey, hashesEqual } from "@/lib/keys/crypto";
+import { decryptApiKey, encryptApiKey, hashApiKey } from "@/lib/keys/crypto";
 import { generateApiKey, isWellFormedApiKey, KEY_LENGTH } from "@/lib/keys/format";
 import { logger } from "@/lib/log";
+import { envInt } from "@/lib/config/env";
 
 export type AuthenticatedKey = { keyId: string; projectId: string };
 
-type CacheEntry = { keyId: string; projectId: string; hash: string } | { unknown: true };
+type CacheEntry = { keyId: string; projectId: string } | { unknown: true };
 
 // Key lookups are cached briefly so ingestion does not read the database on
-// every request. Rotation deletes the entry here at once; other instances of
-// a multi-process deployment see a revocation within KEY_CACHE_TTL_MS.
+// every request. Rotation deletes the entry here at once; in other instances
+// the event INSERT itself re-checks the key (lib/events/event-writer.ts).
 const keyCache = new LRUCache<string, CacheEntry>({
   max: 10_000,
-  ttl: Number(process.env.KEY_CACHE_TTL_MS ?? 10_000),
+  ttl: envInt("KEY_CACHE_TTL_MS"),
 });
 // Unknown keys are remembered for a shorter time: enough to absorb a client
 // hammering with a dead key, short enough to be harmless.
@@ -22,8 +23,11 @@ const UNKNOWN_TTL_MS = 2_000;
 
 /**
  * Resolves an API key to its project. Malformed, unknown and revoked keys all
- * get the same `invalid_api_key`; the database is only asked about keys whose
- * checksum is right, by hash, so timing reveals nothing about stored keys.
+ * get the same `invalid_api_key`. Nothing compares the secret itself: keys are
+ * found by the SHA-256 of the whole key (cache and unique index), and since a
+ * caller cannot choose what a guess hashes to, the time a lookup takes says
+ * nothing about any stored key (the Unkey/GitHub scheme). Only keys whose
+ * checksum is right reach the database.
  */
 export async function authenticateApiKey(key: string): Promise<AuthenticatedKey> {
   if (key.length !== KEY_LENGTH || !isWellFormedApiKey(key)) throw errors.invalidApiKey();
@@ -32,17 +36,17 @@ export async function authenticateApiKey(key: string): Promise<AuthenticatedKey>
   if (!entry) {
     const row = await prisma.apiKey.findUnique({
       where: { hash },
-      select: { id: true, projectId: true, hash: true, revokedAt: true },
+      select: { id: true, projectId: true, revokedAt: true },
     });
     if (row && row.revokedAt === null) {
-      entry = { keyId: row.id, projectId: row.projectId, hash: row.hash };
+      entry = { keyId: row.id, projectId: row.projectId };
       keyCache.set(hash, entry);
     } else {
       entry = { unknown: true };
       keyCache.set(hash, entry, { ttl: UNKNOWN_TTL_MS });
     }
   }
-  if ("unknown" in entry || !hashesEqual(entry.hash, hash)) throw errors.invalidApiKey();
+  if ("unknown" in entry) throw errors.invalidApiKey();
   return { keyId: entry.keyId, projectId: entry.projectId };
 }
 

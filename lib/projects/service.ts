@@ -44,27 +44,26 @@ export async function listProjectsForUser(userId: string): Promise<ProjectSummar
   }));
 }
 
-/** A project with its current API key, for its members only (others: 404). */
-export async function getProjectForMember(userId: string, projectId: string): Promise<ProjectDetails> {
+export type ProjectMembership = Omit<ProjectDetails, "apiKey">;
+
+/** A project and the caller's role in it, for its members only (others: 404). No key. */
+export async function getProjectMembership(userId: string, projectId: string): Promise<ProjectMembership> {
   const row = await prisma.membership.findUnique({
     where: { projectId_userId: { projectId, userId } },
     select: { role: true, project: { select: { id: true, name: true, createdAt: true } } },
   });
   if (!row) throw errors.notFound(PROJECT_NOT_FOUND);
-  return {
-    id: row.project.id,
-    name: row.project.name,
-    role: row.role,
-    createdAt: row.project.createdAt.toISOString(),
-    apiKey: await currentKey(projectId),
-  };
+  return { id: row.project.id, name: row.project.name, role: row.role, createdAt: row.project.createdAt.toISOString() };
 }
 
-// Every project has exactly one active key (made with it, replaced atomically
-// on rotation). null: it can't be shown (sealed under another TELLTALE_SECRET,
-// or the data was changed by hand); an owner can rotate it.
-function currentKey(projectId: string): Promise<string | null> {
-  return readProjectKey(projectId);
+/**
+ * A project with its current API key in plaintext, for its members only
+ * (others: 404). `apiKey` is null when it can't be shown (sealed under another
+ * TELLTALE_SECRET, or the data was changed by hand); an owner can rotate it.
+ */
+export async function getProjectForMember(userId: string, projectId: string): Promise<ProjectDetails> {
+  const project = await getProjectMembership(userId, projectId);
+  return { ...project, apiKey: await readProjectKey(projectId) };
 }
 
 /** Replaces the project's API key (owners only); the old key stops working at once. */

@@ -283,12 +283,15 @@ describe("without EMAIL_SERVER", () => {
     } finally {
       spy.mockRestore();
       vi.stubEnv("EMAIL_SERVER", smtp.url);
+      vi.stubEnv("TELLTALE_LOG", "silent");
     }
   });
 
   it("in production refuses to sign in and logs no link", async () => {
     vi.stubEnv("EMAIL_SERVER", "");
     vi.stubEnv("NODE_ENV", "production");
+    // The logger is silenced for the test run; a leak must be visible here.
+    vi.stubEnv("TELLTALE_LOG", "");
     const lines: string[] = [];
     const spies = (["log", "info", "warn", "error"] as const).map((m) =>
       vi.spyOn(console, m).mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(" "))),
@@ -303,6 +306,7 @@ describe("without EMAIL_SERVER", () => {
       spies.forEach((s) => s.mockRestore());
       vi.stubEnv("NODE_ENV", "test");
       vi.stubEnv("EMAIL_SERVER", smtp.url);
+      vi.stubEnv("TELLTALE_LOG", "silent");
     }
   });
 });

@@ -124,6 +124,8 @@ describe("POST /api/projects/:id/invitations", () => {
   it("without EMAIL_SERVER the invitation stands, emailSent is false, and the link is not logged", async () => {
     const { owner, project } = await team();
     vi.stubEnv("EMAIL_SERVER", "");
+    // The logger is silenced for the test run; a leak must be visible here.
+    vi.stubEnv("TELLTALE_LOG", "");
     const logged: string[] = [];
     const spies = (["log", "info", "warn", "error"] as const).map((m) =>
       vi.spyOn(console, m).mockImplementation((...args: unknown[]) => void logged.push(args.join(" "))),
@@ -135,6 +137,7 @@ describe("POST /api/projects/:id/invitations", () => {
     } finally {
       spies.forEach((s) => s.mockRestore());
       vi.stubEnv("EMAIL_SERVER", smtp.url);
+      vi.stubEnv("TELLTALE_LOG", "silent");
     }
   });
 });

@@ -25,7 +25,7 @@ describe("resolveSummaryModel", () => {
 });
 
 describe("aiSettings", () => {
-  it("has the documented defaults and ignores malformed numbers", () => {
+  it("has the documented defaults and refuses malformed numbers, naming the variable", () => {
     expect(aiSettings({})).toEqual({
       apiKey: undefined,
       baseURL: undefined,
@@ -37,10 +37,9 @@ describe("aiSettings", () => {
       cacheTtlMs: 60_000,
       rateLimitPerMinute: 10,
     });
-    const s = aiSettings({ AI_TIMEOUT_MS: "5s", AI_RATE_LIMIT_PER_MINUTE: "0", AI_CACHE_TTL_MS: "-1", AI_PROMPT_BUDGET_CHARS: "10" });
-    expect(s.timeoutMs).toBe(20_000);
-    expect(s.rateLimitPerMinute).toBe(0);
-    expect(s.cacheTtlMs).toBe(60_000);
-    expect(s.promptBudgetChars).toBe(24_000);
+    expect(aiSettings({ AI_RATE_LIMIT_PER_MINUTE: "0", AI_TIMEOUT_MS: " 5000 " })).toMatchObject({ rateLimitPerMinute: 0, timeoutMs: 5000 });
+    expect(() => aiSettings({ AI_TIMEOUT_MS: "5s" })).toThrow(/AI_TIMEOUT_MS must be a whole number/);
+    expect(() => aiSettings({ AI_CACHE_TTL_MS: "-1" })).toThrow(/AI_CACHE_TTL_MS/);
+    expect(() => aiSettings({ AI_PROMPT_BUDGET_CHARS: "10" })).toThrow(/from 2000 to 400000/);
   });
 });
