@@ -1,12 +1,9 @@
 import { z } from "zod";
 import { errors, type FieldProblem } from "@/lib/http/errors";
+import { MAX_TIME_MS, unixTimestampToMs } from "@/lib/events/time";
 
 export const MAX_SUMMARY_LIMIT = 500;
 export const DEFAULT_SUMMARY_LIMIT = 50;
-/** `since` values from here up are unix milliseconds, smaller ones seconds (SPEC). */
-export const SINCE_MILLISECONDS_THRESHOLD = 1e12;
-/** The largest instant a JavaScript Date can hold. */
-const MAX_DATE_MS = 8.64e15;
 
 export type SummarizeQuery = { limit: number; since: Date | null; projectId?: string };
 
@@ -29,11 +26,8 @@ const querySchema = z.object({
   since: z
     .string()
     .regex(digits, "since must be a non-negative whole unix timestamp, in seconds or (from 10^12 up) milliseconds")
-    .transform((value) => {
-      const n = Number(value);
-      return n >= SINCE_MILLISECONDS_THRESHOLD ? n : n * 1000;
-    })
-    .pipe(z.number().max(MAX_DATE_MS, "since is too far in the future"))
+    .transform((value) => unixTimestampToMs(Number(value)))
+    .pipe(z.number().max(MAX_TIME_MS, "since must not be after the year 9999"))
     .optional(),
   projectId: z.string().min(1, "projectId must not be empty").max(200, "projectId is too long").optional(),
 });

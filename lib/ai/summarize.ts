@@ -18,6 +18,7 @@ import { findPreviouslySeenGroups, selectRecentEvents, type SelectedEvent } from
 import { prisma } from "@/lib/db/client";
 import { AppError, errors } from "@/lib/http/errors";
 import { logger } from "@/lib/log";
+import { consumeSummaryQuota } from "@/lib/ai/rate-limit";
 
 export type SummarySource = "builtin" | `model:${string}`;
 
@@ -64,6 +65,12 @@ const inFlight = new Map<string, Promise<Fresh>>();
  * configured model, or by the built-in digest when none is configured.
  * Provider failures and timeouts are 502 ai_unavailable, never partial text.
  */
+/** GET /api/ai/summarize: the caller's per-user quota, then the summary. */
+export async function summarizeForRequest(user: { id: string }, options: SummarizeOptions): Promise<SummaryResult> {
+  await consumeSummaryQuota(user.id);
+  return summarizeRecentEvents(user, options);
+}
+
 export async function summarizeRecentEvents(
   user: { id: string },
   options: SummarizeOptions,

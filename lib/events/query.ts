@@ -3,6 +3,9 @@ import { prisma, Prisma } from "@/lib/db/client";
 import { errors } from "@/lib/http/errors";
 import { requireProjectRole } from "@/lib/projects/access";
 import { parseInput } from "@/lib/projects/schemas";
+import { supportedTime, unixTimestampToMs } from "@/lib/events/time";
+
+export { supportedTime };
 
 export const EVENT_LEVELS = ["error", "warn", "info"] as const;
 export type EventLevel = (typeof EVENT_LEVELS)[number];
@@ -59,19 +62,6 @@ export function decodeCursor(cursor: string): CursorPosition | null {
 }
 
 // ---------------------------------------------------------------------------
-// Times the database can compare with: years 0001 to 9999. PostgreSQL has no
-// year 0 (22008), and beyond 9999 JavaScript writes "+010000-...", which it
-// does not read either.
-
-const MIN_TIME_MS = Date.parse("0001-01-01T00:00:00.000Z");
-const MAX_TIME_MS = Date.parse("9999-12-31T23:59:59.999Z");
-
-/** `ms` (unix milliseconds) as a Date when it lies in years 0001 to 9999, else null. */
-export function supportedTime(ms: number): Date | null {
-  return Number.isFinite(ms) && ms >= MIN_TIME_MS && ms <= MAX_TIME_MS ? new Date(ms) : null;
-}
-
-// ---------------------------------------------------------------------------
 // Query-string parsing (shared by the API route and the dashboard's events page)
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2}))?$/i;
@@ -85,8 +75,7 @@ export function parseTimeParam(value: string): Date | null {
   const text = value.trim();
   let ms: number;
   if (/^\d{1,16}$/.test(text)) {
-    const n = Number(text);
-    ms = n >= 1e12 ? n : n * 1000;
+    ms = unixTimestampToMs(Number(text));
   } else if (ISO_TIME.test(text)) {
     ms = Date.parse(text.replace(" ", "T"));
   } else {

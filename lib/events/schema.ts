@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { FieldProblem } from "@/lib/http/errors";
+import { MAX_TIME_MS, supportedTime } from "@/lib/events/time";
 
 export const EVENT_LEVELS = ["error", "warn", "info"] as const;
 export type EventLevel = (typeof EVENT_LEVELS)[number];
@@ -8,10 +9,7 @@ export const MAX_MESSAGE_CHARS = 10_000;
 export const MAX_DEPTH = 32;
 export const MAX_BATCH_EVENTS = 1_000;
 const MAX_PROJECT_ID_CHARS = 128;
-// PostgreSQL's timestamptz and ISO 8601's four-digit years: 0001 to 9999.
-const MIN_UNIX_MS = Date.parse("0001-01-01T00:00:00Z");
-const MAX_UNIX_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
-const inTimestampRange = (ms: number) => ms >= MIN_UNIX_MS && ms <= MAX_UNIX_MS;
+const inTimestampRange = (ms: number) => supportedTime(ms) !== null;
 
 const messageSchema = z
   .string({ error: (i) => (i.input === undefined ? "Required." : "Must be a string.") })
@@ -25,7 +23,7 @@ const timestampSchema = z.union(
     z.iso
       .datetime({ offset: true, error: "Must be an ISO 8601 date-time with a time zone, e.g. 2026-01-31T12:00:00Z." })
       .refine((s) => inTimestampRange(Date.parse(s)), "Must be between the years 0001 and 9999."),
-    z.number().int().min(0).max(MAX_UNIX_MS, "Must be at most 253402300799999 (the end of the year 9999)."),
+    z.number().int().min(0).max(MAX_TIME_MS, "Must be at most 253402300799999 (the end of the year 9999)."),
   ],
   { error: "Must be an ISO 8601 date-time string (with a time zone) or unix milliseconds (a non-negative integer)." },
 );

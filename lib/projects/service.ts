@@ -73,8 +73,15 @@ export async function rotateKeyAsOwner(userId: string, projectId: string): Promi
 }
 
 /** Deletes a project with its events, keys, memberships and invitations (owners only). */
-export async function deleteProjectAsOwner(userId: string, projectId: string): Promise<void> {
+export async function deleteProjectAsOwner(userId: string, projectId: string, options: { confirmName?: string } = {}): Promise<void> {
   await requireProjectRole(userId, projectId, "owner");
+  if (options.confirmName !== undefined) {
+    // The dashboard asks the owner to type the name; checked against the stored one.
+    const project = await prisma.project.findUnique({ where: { id: projectId }, select: { name: true } });
+    if (project?.name !== options.confirmName) {
+      throw errors.validation([{ path: "confirmation", message: "Type the project name exactly to confirm." }]);
+    }
+  }
   // Foreign keys cascade; deleteMany makes a concurrent delete a 404, not a 500.
   const { count } = await prisma.project.deleteMany({ where: { id: projectId } });
   forgetProjectKeys(projectId);

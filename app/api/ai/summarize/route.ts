@@ -1,6 +1,5 @@
-import { consumeSummaryQuota } from "@/lib/ai/rate-limit";
 import { parseSummarizeQuery } from "@/lib/ai/schemas";
-import { summarizeRecentEvents } from "@/lib/ai/summarize";
+import { summarizeForRequest } from "@/lib/ai/summarize";
 import { requireSessionUser } from "@/lib/auth/caller";
 import { apiRoute, json } from "@/lib/http/route";
 
@@ -11,8 +10,7 @@ import { apiRoute, json } from "@/lib/http/route";
 export const GET = apiRoute(async (request, { requestId }) => {
   const user = await requireSessionUser(request, { rejectBearer: true });
   const query = parseSummarizeQuery(new URL(request.url).searchParams);
-  await consumeSummaryQuota(user.id);
-  const result = await summarizeRecentEvents(user, { ...query, requestId });
+  const result = await summarizeForRequest(user, { ...query, requestId });
   return json(
     { summary: result.summary },
     {

@@ -7,7 +7,7 @@ import type { InviteState } from "@/components/invite-form";
 import { createInvitationBodySchema } from "@/lib/invitations/schemas";
 import { createInvitation, revokeInvitation } from "@/lib/invitations/service";
 import { removeMember } from "@/lib/projects/members";
-import { deleteProjectAsOwner, getProjectMembership } from "@/lib/projects/service";
+import { deleteProjectAsOwner } from "@/lib/projects/service";
 import { actionError, requireUser, siteOrigin } from "../../../session";
 
 const field = (formData: FormData, name: string) => String(formData.get(name) ?? "");
@@ -62,10 +62,7 @@ export async function deleteProjectAction(_previous: ActionState, formData: Form
   const user = await requireUser();
   const projectId = field(formData, "projectId");
   try {
-    // Checked against the stored name, not one sent by the form.
-    const project = await getProjectMembership(user.id, projectId);
-    if (field(formData, "confirmation") !== project.name) return { ok: false, error: "Type the project name exactly to confirm." };
-    await deleteProjectAsOwner(user.id, projectId);
+    await deleteProjectAsOwner(user.id, projectId, { confirmName: field(formData, "confirmation") });
   } catch (error) {
     return actionError(error);
   }
