@@ -1,6 +1,7 @@
 import { prisma, Prisma } from "@/lib/db/client";
+import type { EventLevel } from "@/lib/events/schema";
 
-export type EventLevel = "error" | "warn" | "info";
+export type { EventLevel };
 
 /**
  * An event as the summary sees it. Text fields are cut in SQL so that 500

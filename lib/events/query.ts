@@ -3,12 +3,12 @@ import { prisma, Prisma } from "@/lib/db/client";
 import { errors } from "@/lib/http/errors";
 import { requireProjectRole } from "@/lib/projects/access";
 import { parseInput } from "@/lib/projects/schemas";
+import { EVENT_LEVELS, type EventLevel } from "@/lib/events/schema";
 import { supportedTime, unixTimestampToMs } from "@/lib/events/time";
 
 export { supportedTime };
 
-export const EVENT_LEVELS = ["error", "warn", "info"] as const;
-export type EventLevel = (typeof EVENT_LEVELS)[number];
+export { EVENT_LEVELS, type EventLevel };
 
 /** An event as the management API and the dashboard show it (times in ISO 8601). */
 export type StoredEvent = {
