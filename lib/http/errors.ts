@@ -11,6 +11,7 @@ export type ErrorCode =
   | "unauthenticated"
   | "forbidden"
   | "not_found"
+  | "method_not_allowed"
   | "conflict"
   | "rate_limited"
   | "ai_unavailable"
@@ -31,6 +32,7 @@ const TITLES: Record<ErrorCode, string> = {
   unauthenticated: "Unauthenticated",
   forbidden: "Forbidden",
   not_found: "Not found",
+  method_not_allowed: "Method not allowed",
   conflict: "Conflict",
   rate_limited: "Too many requests",
   ai_unavailable: "AI provider unavailable",
@@ -89,6 +91,10 @@ export const errors = {
   forbidden: (detail = "You do not have permission to do this.") => new AppError(403, "forbidden", detail),
   notFound: (detail = "Not found.") => new AppError(404, "not_found", detail),
   conflict: (detail: string) => new AppError(409, "conflict", detail),
+  methodNotAllowed: (method: string, allowed: string[]) =>
+    new AppError(405, "method_not_allowed", `${method} is not supported here; use ${allowed.join(" or ")}.`, {
+      headers: { Allow: allowed.join(", ") },
+    }),
   rateLimited: (retryAfterSeconds: number, headers: Record<string, string> = {}) =>
     new AppError(429, "rate_limited", `Too many requests. Retry after ${retryAfterSeconds} second${retryAfterSeconds === 1 ? "" : "s"}.`, {
       headers: { ...headers, "Retry-After": String(retryAfterSeconds) },

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { errors } from "@/lib/http/errors";
 import { errorToResponse } from "@/lib/http/problem";
 
 export type RouteContext<P> = { params: Promise<P> };
@@ -32,4 +33,19 @@ export function json(body: unknown, init: { status?: number; headers?: Record<st
     status: init.status ?? 200,
     headers: { "Content-Type": "application/json", "Cache-Control": "no-store", ...(init.headers ?? {}) },
   });
+}
+
+const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+type Method = (typeof METHODS)[number];
+
+/**
+ * Handlers for the methods a route does not serve, so that they answer 405
+ * problem details with an Allow header instead of Next.js's empty 405:
+ * `export const { PUT, PATCH, DELETE } = otherMethods("GET", "POST");`
+ */
+export function otherMethods(...allowed: Method[]): Record<Method, (request: Request) => Promise<Response>> {
+  const refuse = apiRoute(async (request) => {
+    throw errors.methodNotAllowed(request.method, allowed);
+  });
+  return Object.fromEntries(METHODS.filter((m) => !allowed.includes(m)).map((m) => [m, refuse])) as Record<Method, (request: Request) => Promise<Response>>;
 }

@@ -1,5 +1,5 @@
 import { requireSessionUser } from "@/lib/auth/caller";
-import { apiRoute, json } from "@/lib/http/route";
+import { apiRoute, json, otherMethods } from "@/lib/http/route";
 import { listPendingInvitationsForUser } from "@/lib/invitations/service";
 
 /** The caller's pending invitations (sent to their session's address). */
@@ -7,3 +7,5 @@ export const GET = apiRoute(async (request) => {
   const user = await requireSessionUser(request, { rejectBearer: true });
   return json({ invitations: await listPendingInvitationsForUser(user) });
 });
+
+export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

@@ -1,6 +1,6 @@
 import { assertSameOrigin, requireSessionUser } from "@/lib/auth/caller";
 import { readJsonBody } from "@/lib/http/read-json";
-import { apiRoute, json } from "@/lib/http/route";
+import { apiRoute, json, otherMethods } from "@/lib/http/route";
 import { createProject } from "@/lib/projects/create-project";
 import { createProjectBodySchema, MANAGEMENT_BODY_LIMIT, parseInput } from "@/lib/projects/schemas";
 import { listProjectsForUser } from "@/lib/projects/service";
@@ -18,3 +18,5 @@ export const POST = apiRoute(async (request) => {
   const { name } = parseInput(createProjectBodySchema, await readJsonBody(request, MANAGEMENT_BODY_LIMIT));
   return json(await createProject(user.id, name), { status: 201 });
 });
+
+export const { PUT, PATCH, DELETE } = otherMethods("GET", "POST");

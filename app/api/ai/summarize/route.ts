@@ -1,7 +1,7 @@
 import { parseSummarizeQuery } from "@/lib/ai/schemas";
 import { summarizeForRequest } from "@/lib/ai/summarize";
 import { requireSessionUser } from "@/lib/auth/caller";
-import { apiRoute, json } from "@/lib/http/route";
+import { apiRoute, json, otherMethods } from "@/lib/http/route";
 
 /**
  * GET /api/ai/summarize?limit=&since=&projectId= (session only; SPEC).
@@ -23,3 +23,5 @@ export const GET = apiRoute(async (request, { requestId }) => {
     },
   );
 });
+
+export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

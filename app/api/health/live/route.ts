@@ -1,6 +1,8 @@
-import { apiRoute, json } from "@/lib/http/route";
+import { apiRoute, json, otherMethods } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";
 
 /** Liveness: the process serves requests. Touches no database. */
 export const GET = apiRoute(async () => json({ status: "ok" }));
+
+export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

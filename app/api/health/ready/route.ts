@@ -1,5 +1,5 @@
 import { checkDatabaseReady } from "@/lib/health";
-import { apiRoute, json } from "@/lib/http/route";
+import { apiRoute, json, otherMethods } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";
 
@@ -8,3 +8,5 @@ export const GET = apiRoute(async () => {
   await checkDatabaseReady();
   return json({ status: "ok" });
 });
+
+export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

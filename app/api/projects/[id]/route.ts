@@ -1,5 +1,5 @@
 import { assertSameOrigin, requireSessionUser } from "@/lib/auth/caller";
-import { apiRoute, json } from "@/lib/http/route";
+import { apiRoute, json, otherMethods } from "@/lib/http/route";
 import { PROJECT_NOT_FOUND } from "@/lib/projects/access";
 import { parsePathParams, projectParamsSchema } from "@/lib/projects/schemas";
 import { deleteProjectAsOwner, getProjectForMember } from "@/lib/projects/service";
@@ -21,3 +21,5 @@ export const DELETE = apiRoute<Params>(async (request, { params }) => {
   await deleteProjectAsOwner(user.id, id);
   return new Response(null, { status: 204 });
 });
+
+export const { POST, PUT, PATCH } = otherMethods("GET", "DELETE");

@@ -1,5 +1,5 @@
 import { assertSameOrigin, requireSessionUser } from "@/lib/auth/caller";
-import { apiRoute, json } from "@/lib/http/route";
+import { apiRoute, json, otherMethods } from "@/lib/http/route";
 import { tokenParamsSchema } from "@/lib/invitations/schemas";
 import { acceptInvitation } from "@/lib/invitations/service";
 import { parsePathParams } from "@/lib/projects/schemas";
@@ -11,3 +11,5 @@ export const POST = apiRoute<{ token: string }>(async (request, { params }) => {
   const { token } = parsePathParams(tokenParamsSchema, params, "No such invitation. Check the link, or ask for a new one.");
   return json(await acceptInvitation(user, token));
 });
+
+export const { GET, PUT, PATCH, DELETE } = otherMethods("POST");

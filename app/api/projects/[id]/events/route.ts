@@ -1,6 +1,6 @@
 import { requireSessionUser } from "@/lib/auth/caller";
 import { listProjectEvents, parseEventsQuery } from "@/lib/events/query";
-import { apiRoute, json } from "@/lib/http/route";
+import { apiRoute, json, otherMethods } from "@/lib/http/route";
 import { PROJECT_NOT_FOUND } from "@/lib/projects/access";
 import { parsePathParams, projectParamsSchema, queryObject } from "@/lib/projects/schemas";
 
@@ -11,3 +11,5 @@ export const GET = apiRoute<{ id: string }>(async (request, { params }) => {
   const filters = parseEventsQuery(queryObject(request));
   return json(await listProjectEvents(user.id, id, filters));
 });
+
+export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

@@ -1,7 +1,7 @@
 import { assertSameOrigin, requireSessionUser } from "@/lib/auth/caller";
 import { publicOrigin } from "@/lib/auth/public-origin";
 import { readJsonBody } from "@/lib/http/read-json";
-import { apiRoute, json } from "@/lib/http/route";
+import { apiRoute, json, otherMethods } from "@/lib/http/route";
 import { createInvitationBodySchema } from "@/lib/invitations/schemas";
 import { createInvitation, listProjectInvitations } from "@/lib/invitations/service";
 import { PROJECT_NOT_FOUND } from "@/lib/projects/access";
@@ -24,3 +24,5 @@ export const POST = apiRoute<Params>(async (request, { params }) => {
   const input = parseInput(createInvitationBodySchema, await readJsonBody(request, MANAGEMENT_BODY_LIMIT));
   return json(await createInvitation(user.id, id, input, { baseUrl: publicOrigin(request) }), { status: 201 });
 });
+
+export const { PUT, PATCH, DELETE } = otherMethods("GET", "POST");

@@ -1,5 +1,5 @@
 import { assertSameOrigin, requireSessionUser } from "@/lib/auth/caller";
-import { apiRoute, json } from "@/lib/http/route";
+import { apiRoute, json, otherMethods } from "@/lib/http/route";
 import { PROJECT_NOT_FOUND } from "@/lib/projects/access";
 import { parsePathParams, projectParamsSchema } from "@/lib/projects/schemas";
 import { rotateKeyAsOwner } from "@/lib/projects/service";
@@ -11,3 +11,5 @@ export const POST = apiRoute<{ id: string }>(async (request, { params }) => {
   const { id } = parsePathParams(projectParamsSchema, params, PROJECT_NOT_FOUND);
   return json(await rotateKeyAsOwner(user.id, id));
 });
+
+export const { GET, PUT, PATCH, DELETE } = otherMethods("POST");

@@ -1,5 +1,5 @@
 import { requireSessionUser } from "@/lib/auth/caller";
-import { apiRoute, json } from "@/lib/http/route";
+import { apiRoute, json, otherMethods } from "@/lib/http/route";
 import { PROJECT_NOT_FOUND } from "@/lib/projects/access";
 import { listMembers } from "@/lib/projects/members";
 import { parsePathParams, projectParamsSchema } from "@/lib/projects/schemas";
@@ -10,3 +10,5 @@ export const GET = apiRoute<{ id: string }>(async (request, { params }) => {
   const { id } = parsePathParams(projectParamsSchema, params, PROJECT_NOT_FOUND);
   return json({ members: await listMembers(user.id, id) });
 });
+
+export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

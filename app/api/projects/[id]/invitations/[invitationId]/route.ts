@@ -1,5 +1,5 @@
 import { assertSameOrigin, requireSessionUser } from "@/lib/auth/caller";
-import { apiRoute } from "@/lib/http/route";
+import { apiRoute, otherMethods } from "@/lib/http/route";
 import { invitationParamsSchema } from "@/lib/invitations/schemas";
 import { revokeInvitation } from "@/lib/invitations/service";
 import { PROJECT_NOT_FOUND } from "@/lib/projects/access";
@@ -13,3 +13,5 @@ export const DELETE = apiRoute<{ id: string; invitationId: string }>(async (requ
   await revokeInvitation(user.id, id, invitationId);
   return new Response(null, { status: 204 });
 });
+
+export const { GET, POST, PUT, PATCH } = otherMethods("DELETE");

@@ -1,5 +1,5 @@
 import { assertSameOrigin, requireSessionUser } from "@/lib/auth/caller";
-import { apiRoute } from "@/lib/http/route";
+import { apiRoute, otherMethods } from "@/lib/http/route";
 import { PROJECT_NOT_FOUND } from "@/lib/projects/access";
 import { removeMember } from "@/lib/projects/members";
 import { memberParamsSchema, parsePathParams } from "@/lib/projects/schemas";
@@ -12,3 +12,5 @@ export const DELETE = apiRoute<{ id: string; userId: string }>(async (request, {
   await removeMember(user.id, id, userId);
   return new Response(null, { status: 204 });
 });
+
+export const { GET, POST, PUT, PATCH } = otherMethods("DELETE");
