@@ -13,9 +13,8 @@ export default async function ProjectLayout({ children, params }: { children: Re
       <div className="space-y-3">
         <p className="text-sm text-zinc-500 dark:text-zinc-400">
           <Link href="/projects" className="hover:underline">
-            Projects
-          </Link>{" "}
-          /
+            ← All projects
+          </Link>
         </p>
         <h1 className="flex flex-wrap items-center gap-2 text-2xl font-semibold tracking-tight">
           <span className="min-w-0 break-words">{project.name}</span>
