@@ -35,6 +35,11 @@ export function json(body: unknown, init: { status?: number; headers?: Record<st
   });
 }
 
+/** 204 No Content (a DELETE that succeeded). */
+export function noContent(): Response {
+  return new Response(null, { status: 204, headers: { "Cache-Control": "no-store" } });
+}
+
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 type Method = (typeof METHODS)[number];
 

@@ -1,5 +1,5 @@
 import { assertSameOrigin, requireSessionUser } from "@/lib/auth/caller";
-import { apiRoute, json, otherMethods } from "@/lib/http/route";
+import { apiRoute, json, noContent, otherMethods } from "@/lib/http/route";
 import { PROJECT_NOT_FOUND } from "@/lib/projects/access";
 import { parsePathParams, projectParamsSchema } from "@/lib/projects/schemas";
 import { deleteProjectAsOwner, getProjectForMember } from "@/lib/projects/service";
@@ -19,7 +19,7 @@ export const DELETE = apiRoute<Params>(async (request, { params }) => {
   const user = await requireSessionUser(request, { rejectBearer: true });
   const { id } = parsePathParams(projectParamsSchema, params, PROJECT_NOT_FOUND);
   await deleteProjectAsOwner(user.id, id);
-  return new Response(null, { status: 204 });
+  return noContent();
 });
 
 export const { POST, PUT, PATCH } = otherMethods("GET", "DELETE");

@@ -1,5 +1,5 @@
 import { assertSameOrigin, requireSessionUser } from "@/lib/auth/caller";
-import { apiRoute, otherMethods } from "@/lib/http/route";
+import { apiRoute, noContent, otherMethods } from "@/lib/http/route";
 import { invitationParamsSchema } from "@/lib/invitations/schemas";
 import { revokeInvitation } from "@/lib/invitations/service";
 import { PROJECT_NOT_FOUND } from "@/lib/projects/access";
@@ -11,7 +11,7 @@ export const DELETE = apiRoute<{ id: string; invitationId: string }>(async (requ
   const user = await requireSessionUser(request, { rejectBearer: true });
   const { id, invitationId } = parsePathParams(invitationParamsSchema, params, PROJECT_NOT_FOUND);
   await revokeInvitation(user.id, id, invitationId);
-  return new Response(null, { status: 204 });
+  return noContent();
 });
 
 export const { GET, POST, PUT, PATCH } = otherMethods("DELETE");

@@ -1,5 +1,5 @@
 import { assertSameOrigin, requireSessionUser } from "@/lib/auth/caller";
-import { apiRoute, otherMethods } from "@/lib/http/route";
+import { apiRoute, noContent, otherMethods } from "@/lib/http/route";
 import { PROJECT_NOT_FOUND } from "@/lib/projects/access";
 import { removeMember } from "@/lib/projects/members";
 import { memberParamsSchema, parsePathParams } from "@/lib/projects/schemas";
@@ -10,7 +10,7 @@ export const DELETE = apiRoute<{ id: string; userId: string }>(async (request, {
   const user = await requireSessionUser(request, { rejectBearer: true });
   const { id, userId } = parsePathParams(memberParamsSchema, params, PROJECT_NOT_FOUND);
   await removeMember(user.id, id, userId);
-  return new Response(null, { status: 204 });
+  return noContent();
 });
 
 export const { GET, POST, PUT, PATCH } = otherMethods("DELETE");
