@@ -1,9 +1,7 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { signInPath } from "@/lib/auth/safe-callback";
-import { SESSION_MAX_AGE_SECONDS } from "@/lib/auth/session-lifetime";
-
-// Auth.js's session cookie: plain over http, `__Secure-` prefixed over https.
-const SESSION_COOKIES = ["authjs.session-token", "__Secure-authjs.session-token"];
+import { SESSION_COOKIE_NAMES } from "@/lib/auth/cookies";
+import { SESSION_MAX_AGE_SECONDS } from "@/lib/auth/lifetimes";
 
 /**
  * A cheap gate for dashboard pages: no session cookie at all means "not signed
@@ -13,7 +11,7 @@ const SESSION_COOKIES = ["authjs.session-token", "__Secure-authjs.session-token"
  */
 export function proxy(request: NextRequest) {
   const { pathname, search } = request.nextUrl;
-  const present = SESSION_COOKIES.filter((name) => request.cookies.has(name));
+  const present = SESSION_COOKIE_NAMES.filter((name) => request.cookies.has(name));
   if (present.length === 0) return NextResponse.redirect(new URL(signInPath(pathname === "/" ? undefined : pathname + search), request.url));
 
   const response = NextResponse.next();

@@ -1,7 +1,7 @@
 import { JsonViewer } from "@/components/json-viewer";
 import { LevelBadge } from "@/components/level-badge";
 import { LocalTime } from "@/components/local-time";
-import type { StoredEvent } from "@/lib/events/query";
+import type { StoredEvent } from "@/lib/events/list";
 
 /**
  * Events, newest first. Each row opens (native <details>, no script) to the

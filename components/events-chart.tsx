@@ -2,7 +2,7 @@
 
 import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis, type TooltipContentProps } from "recharts";
 import { LEVEL_COLORS, type Level } from "@/components/level-badge";
-import type { HistogramBucket } from "@/lib/events/query";
+import type { HistogramBucket } from "@/lib/events/histogram";
 
 const LEVELS: Level[] = ["error", "warn", "info"];
 const DAY = 86_400_000;

@@ -6,8 +6,8 @@
  * connection when one owns the data folder). Safe to run twice or
  * concurrently.
  */
-import { ensureDatabase } from "@/lib/db/ensure";
-import { applyMigrations } from "@/lib/db/migrate";
+import { ensureDatabase } from "@/tools/db/ensure";
+import { applyMigrations } from "@/tools/db/migrate";
 import { loadEnvFiles } from "@/lib/config/load-env";
 
 function describe(url: string): string {

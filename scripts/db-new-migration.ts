@@ -9,7 +9,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { MIGRATION_LOCK_TOML, MIGRATIONS_DIR, diffMigrationsToSchema, migrationFolderName } from "@/lib/db/migrate";
+import { MIGRATION_LOCK_TOML, MIGRATIONS_DIR, diffMigrationsToSchema, migrationFolderName } from "@/tools/db/migrate";
 
 async function main(): Promise<number> {
   const args = process.argv.slice(2);

@@ -11,14 +11,14 @@
 import { createRequire } from "node:module";
 import path from "node:path";
 import { loadDevSecrets } from "@/lib/config/dev-secrets";
-import { ensureDatabase, runChildWithDatabase } from "@/lib/db/ensure";
+import { ensureDatabase, runChildWithDatabase } from "@/tools/db/ensure";
 import { loadEnvFiles } from "@/lib/config/load-env";
-import { numericSettingProblems } from "@/lib/config/env";
+import { settings, settingsProblems } from "@/lib/config/settings";
 
 async function main(): Promise<void> {
   loadEnvFiles("development");
   loadDevSecrets();
-  const problems = numericSettingProblems();
+  const problems = settingsProblems(process.env, "development");
   if (problems.length) throw new Error(`the configuration has problems:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
   process.env.AUTH_TRUST_HOST ??= "true";
 
@@ -26,11 +26,11 @@ async function main(): Promise<void> {
   console.log(
     db.source === "env"
       ? "Database: DATABASE_URL (migrations applied)"
-      : `Database: embedded PostgreSQL (PGlite) at ${db.url}, data in ${path.relative(process.cwd(), process.env.TELLTALE_DATA_DIR || ".telltale/pgdata") || "."}`,
+      : `Database: embedded PostgreSQL (PGlite) at ${db.url}, data in ${path.relative(process.cwd(), settings().embedded.dataDir) || "."}`,
   );
 
   const next = createRequire(import.meta.url).resolve("next/dist/bin/next");
-  const port = process.env.PORT || "3000";
+  const port = String(settings().port);
   await runChildWithDatabase(db, process.execPath, [next, "dev", "--port", port, ...process.argv.slice(2)]);
 }
 

@@ -8,34 +8,20 @@
  *   the server starts and answers 503 until it comes back.
  */
 import { createRequire } from "node:module";
-import { canConnect } from "@/lib/db/embedded";
-import { ensureDatabase, runChildWithDatabase } from "@/lib/db/ensure";
-import { migrationStatus } from "@/lib/db/migrate";
+import { canConnect } from "@/tools/db/embedded";
+import { ensureDatabase, runChildWithDatabase } from "@/tools/db/ensure";
+import { migrationStatus } from "@/tools/db/migrate";
 import { loadEnvFiles } from "@/lib/config/load-env";
-import { numericSettingProblems } from "@/lib/config/env";
-
-const REQUIRED_SECRETS: { name: string; minLength: number; hint: string }[] = [
-  { name: "TELLTALE_SECRET", minLength: 32, hint: "encrypts stored API keys; generate with: openssl rand -base64 32" },
-  { name: "AUTH_SECRET", minLength: 32, hint: "signs sign-in tokens and cookies; generate with: openssl rand -base64 32" },
-];
-
-function secretProblems(): string[] {
-  return REQUIRED_SECRETS.flatMap(({ name, minLength, hint }) => {
-    const value = process.env[name];
-    if (!value) return [`${name} is not set (${hint})`];
-    if (value.length < minLength) return [`${name} is shorter than ${minLength} characters (${hint})`];
-    return [];
-  });
-}
+import { settings, settingsProblems } from "@/lib/config/settings";
 
 async function main(): Promise<number> {
   loadEnvFiles("production");
-  const problems = [...secretProblems(), ...numericSettingProblems()];
+  const problems = settingsProblems(process.env, "production");
   if (problems.length) {
     console.error(`Refusing to start: the configuration has problems.\n${problems.map((p) => `  - ${p}`).join("\n")}\nSet them in the environment (see .env.example and the README).`);
     return 1;
   }
-  if (!process.env.AUTH_URL && !process.env.AUTH_TRUST_HOST) {
+  if (!settings().auth.url && !settings().auth.trustHost) {
     console.warn("Warning: neither AUTH_URL nor AUTH_TRUST_HOST is set; sign-in answers 500 until one is (AUTH_URL=https://your.host, or AUTH_TRUST_HOST=true behind a trusted proxy).");
   }
 
@@ -68,7 +54,7 @@ async function main(): Promise<number> {
   }
 
   const next = createRequire(import.meta.url).resolve("next/dist/bin/next");
-  const port = process.env.PORT || "3000";
+  const port = String(settings().port);
   // A larger young generation means fewer scavenges under ingestion load
   // (measured: p99 at concurrency 64 drops by ~10%; README "Performance").
   const nodeOptions = [process.env.NODE_OPTIONS, /max-semi-space-size/.test(process.env.NODE_OPTIONS ?? "") ? "" : "--max-semi-space-size=64"]

@@ -9,6 +9,7 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { loadEnvFiles } from "@/lib/config/load-env";
+import { settings } from "@/lib/config/settings";
 import { projectNameSchema } from "@/lib/projects/schemas";
 
 const USAGE = `Usage:
@@ -49,7 +50,7 @@ async function main(argv: string[]): Promise<number> {
   // With the embedded database this is a development setup: use the same
   // generated secrets as `npm run dev`, or keys could not be shown later.
   if (!process.env.DATABASE_URL) (await import("@/lib/config/dev-secrets")).loadDevSecrets();
-  const { ensureDatabase } = await import("@/lib/db/ensure");
+  const { ensureDatabase } = await import("@/tools/db/ensure");
   const database = await ensureDatabase({ migrate: true, attach: true });
   try {
     process.env.DATABASE_URL = database.url;
@@ -64,7 +65,7 @@ async function main(argv: string[]): Promise<number> {
         process.stdout.write(
           `Created project "${project.name}" owned by ${owner.email}.\n\n  Project ID: ${project.id}\n  API key:    ${project.apiKey}\n\n` +
             `Keep the key secret (server-side only). Send a first event:\n\n` +
-            `  curl -X POST http://localhost:${process.env.PORT ?? 3000}/api/events \\\n` +
+            `  curl -X POST http://localhost:${settings().port}/api/events \\\n` +
             `    -H "Authorization: Bearer ${project.apiKey}" -H "Content-Type: application/json" \\\n` +
             `    -d '{"level":"info","message":"Hello from Telltale","projectId":"${project.id}"}'\n`,
         );

@@ -8,6 +8,7 @@ import { inputClass } from "@/components/text-field";
 import { currentUser } from "@/lib/auth/caller";
 import { signIn } from "@/lib/auth/config";
 import { safeCallbackPath } from "@/lib/auth/safe-callback";
+import { formObject } from "@/lib/http/input";
 
 export const metadata: Metadata = { title: "Sign in" };
 
@@ -41,7 +42,10 @@ function errorMessage(code: string, retryAfter: string | undefined): string {
   }
 }
 
-const emailSchema = z.email();
+const sendLinkInput = z.object({
+  email: z.string().trim().pipe(z.email()).catch(""),
+  callbackUrl: z.string().optional().transform((value) => safeCallbackPath(value)),
+});
 
 /**
  * Where Auth.js sends the browser after a link request, as a path on this
@@ -63,14 +67,11 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
 
   async function sendLink(formData: FormData) {
     "use server";
-    const target = safeCallbackPath(String(formData.get("callbackUrl") ?? ""));
-    const email = emailSchema.safeParse(String(formData.get("email") ?? "").trim());
-    if (!email.success) {
-      redirect(`/signin?${new URLSearchParams({ error: "InvalidEmail", callbackUrl: target })}`);
-    }
+    const { email, callbackUrl: target } = sendLinkInput.parse(formObject(formData));
+    if (!email) redirect(`/signin?${new URLSearchParams({ error: "InvalidEmail", callbackUrl: target })}`);
     let next: string;
     try {
-      next = await signIn("nodemailer", { email: email.data, redirectTo: target, redirect: false });
+      next = await signIn("nodemailer", { email, redirectTo: target, redirect: false });
     } catch (cause) {
       if (cause instanceof AuthError) redirect(`/signin?${new URLSearchParams({ error: cause.type, callbackUrl: target })}`);
       throw cause;

@@ -1,6 +1,6 @@
 import { formatUtc, LEVEL_RANK, truncate, type EventGroup } from "@/lib/ai/group-events";
-import type { EventLevel } from "@/lib/ai/select-events";
-import { NEW_LOOKBACK_EVENTS } from "@/lib/ai/select-events";
+import type { EventLevel } from "@/lib/events/recent";
+import { NEW_LOOKBACK_EVENTS } from "@/lib/events/recent";
 
 const TOP_MESSAGES = 10;
 const NEW_SHOWN = 5;

@@ -1,4 +1,4 @@
-import type { EventLevel, GroupKey, SelectedEvent } from "@/lib/ai/select-events";
+import type { EventLevel, GroupKey, SelectedEvent } from "@/lib/events/recent";
 
 /**
  * Repeated events (same project, level and message) folded into one line;

@@ -1,6 +1,6 @@
 import { createOpenAI } from "@ai-sdk/openai";
 import type { LanguageModel } from "ai";
-import type { AiSettings } from "@/lib/ai/config";
+import type { AiSettings } from "@/lib/config/settings";
 
 /** A model object (not a gateway id string). */
 export type SummaryModel = Exclude<LanguageModel, string>;

@@ -9,13 +9,14 @@ import {
   TypeValidationError,
 } from "ai";
 import { LRUCache } from "lru-cache";
-import { aiSettings, type AiSettings } from "@/lib/ai/config";
+import { settings as appSettings, type AiSettings } from "@/lib/config/settings";
 import { buildDigest } from "@/lib/ai/digest";
 import { formatUtc, groupEvents, groupKey } from "@/lib/ai/group-events";
 import { buildSummaryPrompt } from "@/lib/ai/prompt";
 import { modelSource, resolveSummaryModel, type SummaryModel } from "@/lib/ai/provider";
-import { findPreviouslySeenGroups, selectRecentEvents, type SelectedEvent } from "@/lib/ai/select-events";
-import { prisma } from "@/lib/db/client";
+import { findPreviouslySeenGroups, selectRecentEvents, type SelectedEvent } from "@/lib/events/recent";
+import { countProjectsOfUser } from "@/lib/projects/service";
+import { resolveProjectAccess } from "@/lib/projects/access";
 import { AppError, errors } from "@/lib/http/errors";
 import { logger } from "@/lib/log";
 import { consumeSummaryQuota } from "@/lib/ai/rate-limit";
@@ -76,7 +77,7 @@ export async function summarizeRecentEvents(
   options: SummarizeOptions,
   deps: SummarizeDeps = {},
 ): Promise<SummaryResult> {
-  const settings = deps.settings ?? aiSettings();
+  const settings = deps.settings ?? appSettings().ai;
   const projectName = options.projectId !== undefined ? await requireMembership(user.id, options.projectId) : null;
 
   const events = await selectRecentEvents(user.id, options);
@@ -252,19 +253,19 @@ function safeMessage(error: unknown, settings: AiSettings): string {
 }
 
 async function requireMembership(userId: string, projectId: string): Promise<string> {
-  const membership = await prisma.membership.findUnique({
-    where: { projectId_userId: { projectId, userId } },
-    select: { project: { select: { name: true } } },
-  });
-  // Same answer whether the project exists or not.
-  if (!membership) throw errors.forbidden("You are not a member of this project.");
-  return membership.project.name;
+  try {
+    return (await resolveProjectAccess(userId, projectId)).projectName;
+  } catch (error) {
+    // This endpoint answers 403 (SPEC), the same whether the project exists or not.
+    if (error instanceof AppError && error.status === 404) throw errors.forbidden("You are not a member of this project.");
+    throw error;
+  }
 }
 
 async function noEventsStatement(userId: string, since: Date | null, projectName: string | null): Promise<string> {
   const when = since ? `since ${formatUtc(since)}` : "yet";
   if (projectName !== null) return `No events received ${when} in project "${projectName}".`;
-  const projects = await prisma.membership.count({ where: { userId } });
+  const projects = await countProjectsOfUser(userId);
   if (projects === 0) return "You are not a member of any project yet, so there are no events to summarize.";
   return `No events received ${when} in your ${projects === 1 ? "project" : `${projects} projects`}.`;
 }

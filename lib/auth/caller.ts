@@ -1,6 +1,7 @@
 /**
  * The one place that resolves who is calling: an API key (ingestion) or a
- * signed-in session (dashboard, management API, AI summary).
+ * signed-in person (dashboard, management API, AI summary). The route and
+ * action wrappers (lib/http/route.ts, lib/http/action.ts) call these.
  */
 import { errors } from "@/lib/http/errors";
 import { authenticateApiKey, type AuthenticatedKey } from "@/lib/keys/service";
@@ -15,6 +16,4 @@ export async function requireApiKey(request: Request): Promise<AuthenticatedKey>
   return authenticateApiKey(match[1]!);
 }
 
-// Session callers (dashboard, management API, AI summary): lib/auth/session.ts.
 export { requireSessionUser, currentUser, type SessionUser } from "@/lib/auth/session";
-export { assertSameOrigin } from "@/lib/auth/same-origin";

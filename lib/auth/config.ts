@@ -4,19 +4,20 @@ import { PrismaAdapter } from "@auth/prisma-adapter";
 import { prisma } from "@/lib/db/client";
 import { deriveKey } from "@/lib/config/secrets";
 import { logger } from "@/lib/log";
-import { emailFrom, emailServer } from "@/lib/mail/send-mail";
-import { deliverSignInLink, SIGN_IN_LINK_MAX_AGE_SECONDS } from "@/lib/auth/sign-in-email";
+import { settings } from "@/lib/config/settings";
+import { deliverSignInLink } from "@/lib/auth/sign-in-email";
 import { checkSignInRequest } from "@/lib/auth/sign-in-request";
 import { safeRedirectUrl } from "@/lib/auth/safe-callback";
-import { SESSION_MAX_AGE_SECONDS, SESSION_UPDATE_AGE_SECONDS } from "@/lib/auth/session-lifetime";
+import { SESSION_MAX_AGE_SECONDS, SESSION_UPDATE_AGE_SECONDS, SIGN_IN_LINK_LIFETIME_SECONDS } from "@/lib/auth/lifetimes";
 
 /**
  * AUTH_SECRET when set; otherwise one derived from TELLTALE_SECRET, so an
  * operator manages a single secret. Undefined lets Auth.js report MissingSecret.
  */
 function authSecret(): string | undefined {
-  if (process.env.AUTH_SECRET) return process.env.AUTH_SECRET;
-  if (!process.env.TELLTALE_SECRET) return undefined;
+  const { auth, telltale } = settings().secrets;
+  if (auth) return auth;
+  if (!telltale) return undefined;
   return deriveKey("authjs-secret-v1").toString("base64url");
 }
 
@@ -32,9 +33,9 @@ export function authConfig(): NextAuthConfig {
       Nodemailer({
         // The provider insists on a server even though our sendVerificationRequest
         // picks the transport itself (lib/mail/send-mail.ts reads EMAIL_SERVER).
-        server: emailServer() ?? "smtp://localhost:25",
-        from: emailFrom(),
-        maxAge: SIGN_IN_LINK_MAX_AGE_SECONDS,
+        server: settings().mail.server ?? "smtp://localhost:25",
+        from: settings().mail.from,
+        maxAge: SIGN_IN_LINK_LIFETIME_SECONDS,
         async sendVerificationRequest({ identifier, url }) {
           await deliverSignInLink({ email: identifier, authCallbackUrl: url });
         },

@@ -1,4 +1,4 @@
-import { trustsProxyHeaders } from "@/lib/auth/trust-proxy";
+import { settings } from "@/lib/config/settings";
 
 // A host name or IP literal with an optional port, nothing that could carry a
 // path, credentials or a second URL.
@@ -16,7 +16,7 @@ function firstValue(header: string | null): string | undefined {
  * otherwise make invitation links point at its own site.
  */
 export function publicOrigin(request: Request): string {
-  const configured = process.env.AUTH_URL ?? process.env.NEXTAUTH_URL;
+  const configured = settings().auth.url;
   if (configured) {
     try {
       return new URL(configured).origin;
@@ -25,7 +25,7 @@ export function publicOrigin(request: Request): string {
     }
   }
   const url = new URL(request.url);
-  const trusted = trustsProxyHeaders();
+  const trusted = settings().auth.trustHost;
   const candidates = [trusted ? firstValue(request.headers.get("x-forwarded-host")) : undefined, request.headers.get("host")?.trim()];
   const host = candidates.find((h): h is string => !!h && HOST.test(h)) ?? url.host;
   const proto = (trusted ? firstValue(request.headers.get("x-forwarded-proto")) : undefined) ?? url.protocol.replace(/:$/, "");

@@ -1,3 +1,4 @@
+import { settings } from "@/lib/config/settings";
 import { errors } from "@/lib/http/errors";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
@@ -44,7 +45,7 @@ function allowedHosts(request: Request): Set<string> {
   // Set by the reverse proxy in front of us; a cross-site page cannot add it
   // (a custom header needs a CORS preflight, which we never grant).
   add(request.headers.get("x-forwarded-host"));
-  const configured = process.env.AUTH_URL ?? process.env.NEXTAUTH_URL;
+  const configured = settings().auth.url;
   if (configured) add(hostOf(configured));
   return hosts;
 }

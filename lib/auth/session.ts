@@ -1,43 +1,9 @@
 import { prisma } from "@/lib/db/client";
+import { firstUsableToken, sessionTokenFromCookieHeader } from "@/lib/auth/cookies";
+import { extendedSessionExpiry } from "@/lib/auth/lifetimes";
 import { errors } from "@/lib/http/errors";
-import { extendedSessionExpiry } from "@/lib/auth/session-lifetime";
 
 export type SessionUser = { id: string; email: string; name: string | null };
-
-/**
- * Auth.js's database-session cookie: `__Secure-` prefixed over https, plain
- * over http. Its value is the `sessions.session_token` primary key.
- */
-export const SESSION_COOKIE_NAMES = ["__Secure-authjs.session-token", "authjs.session-token"] as const;
-
-// Auth.js makes UUIDs; anything far longer is not ours and not worth a query.
-const MAX_TOKEN_LENGTH = 255;
-
-/** The session token from a Cookie header, preferring the `__Secure-` cookie. */
-export function sessionTokenFromCookieHeader(header: string | null): string | null {
-  if (!header) return null;
-  const found = new Map<string, string>();
-  for (const part of header.split(";")) {
-    const eq = part.indexOf("=");
-    if (eq < 0) continue;
-    const name = part.slice(0, eq).trim();
-    if (!(SESSION_COOKIE_NAMES as readonly string[]).includes(name) || found.has(name)) continue;
-    found.set(name, safeDecode(part.slice(eq + 1).trim()));
-  }
-  for (const name of SESSION_COOKIE_NAMES) {
-    const value = found.get(name);
-    if (value && value.length <= MAX_TOKEN_LENGTH) return value;
-  }
-  return null;
-}
-
-function safeDecode(value: string): string {
-  try {
-    return decodeURIComponent(value);
-  } catch {
-    return value;
-  }
-}
 
 /**
  * The user of an unexpired session, or null. One primary-key lookup, and as
@@ -61,15 +27,13 @@ export async function findSessionUser(sessionToken: string): Promise<SessionUser
 }
 
 /**
- * The signed-in user of a route-handler request, or 401 `unauthenticated`.
- * With `rejectBearer`, any `Authorization: Bearer` header is refused first
- * with 401 `api_key_not_accepted`, even next to a valid session cookie (an
- * API key must never stand in for a person).
+ * The signed-in user of a route-handler request. Any `Authorization: Bearer`
+ * header is refused first with 401 `api_key_not_accepted`, even next to a
+ * valid session cookie (an API key must never stand in for a person); no
+ * session is 401 `unauthenticated`.
  */
-export async function requireSessionUser(request: Request, options: { rejectBearer?: boolean } = {}): Promise<SessionUser> {
-  if (options.rejectBearer && /^\s*bearer(\s|$)/i.test(request.headers.get("authorization") ?? "")) {
-    throw errors.apiKeyNotAccepted();
-  }
+export async function requireSessionUser(request: Request): Promise<SessionUser> {
+  if (/^\s*bearer(\s|$)/i.test(request.headers.get("authorization") ?? "")) throw errors.apiKeyNotAccepted();
   const token = sessionTokenFromCookieHeader(request.headers.get("cookie"));
   const user = token ? await findSessionUser(token) : null;
   if (!user) throw errors.unauthenticated();
@@ -82,9 +46,6 @@ export async function currentUser(): Promise<SessionUser | null> {
   // this module is also used by route handlers called directly in tests.
   const { cookies } = await import("next/headers");
   const store = await cookies();
-  for (const name of SESSION_COOKIE_NAMES) {
-    const value = store.get(name)?.value;
-    if (value && value.length <= MAX_TOKEN_LENGTH) return findSessionUser(value);
-  }
-  return null;
+  const token = firstUsableToken((name) => store.get(name)?.value);
+  return token ? findSessionUser(token) : null;
 }

@@ -1,7 +1,7 @@
-import { buttonMailHtml, emailServer, sendMail } from "@/lib/mail/send-mail";
+import { SIGN_IN_LINK_LIFETIME_TEXT } from "@/lib/auth/lifetimes";
+import { settings } from "@/lib/config/settings";
+import { buttonMailHtml, sendMail } from "@/lib/mail/send-mail";
 
-/** How long a sign-in link works (SPEC: 15 minutes). */
-export const SIGN_IN_LINK_MAX_AGE_SECONDS = 15 * 60;
 
 /**
  * Auth.js's callback URL (`/api/auth/callback/nodemailer?callbackUrl&token&email`)
@@ -32,8 +32,8 @@ export function authCallbackAction(params: { token: string; email: string; callb
  */
 export async function deliverSignInLink({ email, authCallbackUrl }: { email: string; authCallbackUrl: string }): Promise<void> {
   const url = confirmationUrl(authCallbackUrl);
-  if (!emailServer()) {
-    if (process.env.NODE_ENV === "production") {
+  if (!settings().mail.server) {
+    if (settings().production) {
       throw new Error("EMAIL_SERVER is not set: sign-in links cannot be sent. Set EMAIL_SERVER to an SMTP URL.");
     }
     console.info(`[telltale] DEV SIGN-IN LINK (EMAIL_SERVER unset; development only) for ${email}: ${url}`);
@@ -48,7 +48,7 @@ export async function deliverSignInLink({ email, authCallbackUrl }: { email: str
       "",
       url,
       "",
-      "The link works once and expires in 15 minutes.",
+      `The link works once and expires in ${SIGN_IN_LINK_LIFETIME_TEXT}.`,
       "If you did not ask for it, ignore this message.",
       "",
     ].join("\n"),
@@ -56,7 +56,7 @@ export async function deliverSignInLink({ email, authCallbackUrl }: { email: str
       intro: `Sign in to Telltale at ${host}.`,
       buttonLabel: "Sign in",
       url,
-      footnote: "The link works once and expires in 15 minutes. If you did not ask for it, ignore this message.",
+      footnote: `The link works once and expires in ${SIGN_IN_LINK_LIFETIME_TEXT}. If you did not ask for it, ignore this message.`,
     }),
   });
 }

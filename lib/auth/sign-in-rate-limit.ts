@@ -1,6 +1,5 @@
-import { AppError } from "@/lib/http/errors";
-import { consumeRateLimit, createRateLimit, type RateLimit } from "@/lib/http/rate-limit";
-import { envInt } from "@/lib/config/env";
+import { fromSettings } from "@/lib/config/settings";
+import { consumeRateLimit, createRateLimit } from "@/lib/http/rate-limit";
 
 /**
  * Sign-in link requests are limited per address (so nobody can flood an inbox)
@@ -9,48 +8,20 @@ import { envInt } from "@/lib/config/env";
  * tells which addresses exist. In memory, per process: on a multi-instance
  * deployment each instance enforces its own budget.
  */
-export type SignInLimits = { perEmail: number; perIp: number; windowSeconds: number };
-
-export function signInLimits(env: Record<string, string | undefined> = process.env): SignInLimits {
-  return {
-    perEmail: envInt("SIGNIN_RATE_LIMIT_PER_EMAIL", env),
-    perIp: envInt("SIGNIN_RATE_LIMIT_PER_IP", env),
-    windowSeconds: envInt("SIGNIN_RATE_LIMIT_WINDOW_SECONDS", env),
-  };
-}
-
-
-type Limiters = { key: string; email: RateLimit | null; ip: RateLimit | null };
-let limiters: Limiters | undefined;
-
-// Rebuilt when the configuration changes (tests tune it through the environment).
-function currentLimiters(): Limiters {
-  const { perEmail, perIp, windowSeconds } = signInLimits();
-  const key = `${perEmail}/${perIp}/${windowSeconds}`;
-  if (limiters?.key !== key) {
-    limiters = {
-      key,
-      email: createRateLimit({ name: "signin-email", perWindow: perEmail, windowSeconds }),
-      ip: createRateLimit({ name: "signin-ip", perWindow: perIp, windowSeconds }),
-    };
-  }
-  return limiters;
-}
+const limiters = fromSettings((s) => ({
+  email: createRateLimit({ name: "signin-email", perWindow: s.signIn.perEmail, windowSeconds: s.signIn.windowSeconds }),
+  ip: createRateLimit({ name: "signin-ip", perWindow: s.signIn.perIp, windowSeconds: s.signIn.windowSeconds }),
+}));
 
 export type SignInAttempt = { allowed: true } | { allowed: false; retryAfterSeconds: number };
 
 /** Counts one sign-in link request against both budgets (each counts, limited or not). */
 export async function consumeSignInAttempt({ email, ip }: { email: string; ip: string }): Promise<SignInAttempt> {
-  const { email: byEmail, ip: byIp } = currentLimiters();
-  const results = await Promise.allSettled([consumeRateLimit(byEmail, normalizeEmailKey(email)), consumeRateLimit(byIp, ip)]);
-  let retryAfterSeconds = 0;
-  for (const result of results) {
-    if (result.status === "fulfilled") continue;
-    const error = result.reason;
-    if (!(error instanceof AppError && error.code === "rate_limited")) throw error;
-    retryAfterSeconds = Math.max(retryAfterSeconds, Number(error.headers?.["Retry-After"] ?? 1));
-  }
-  return retryAfterSeconds > 0 ? { allowed: false, retryAfterSeconds } : { allowed: true };
+  const { email: byEmail, ip: byIp } = limiters();
+  const decisions = await Promise.all([consumeRateLimit(byEmail, normalizeEmailKey(email)), consumeRateLimit(byIp, ip)]);
+  const refused = decisions.filter((d) => d && !d.allowed);
+  if (refused.length === 0) return { allowed: true };
+  return { allowed: false, retryAfterSeconds: Math.max(...refused.map((d) => d!.resetSeconds)) };
 }
 
 /** The same normalization Auth.js applies to the identifier (NFKC, trimmed, lower case). */

@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { clientIp, consumeSignInAttempt } from "@/lib/auth/sign-in-rate-limit";
 import { logger } from "@/lib/log";
-import { emailServer } from "@/lib/mail/send-mail";
+import { settings } from "@/lib/config/settings";
 
 /** The `error` value the sign-in page receives when a request was rate limited. */
 export const RATE_LIMITED_ERROR = "RateLimited";
@@ -36,7 +36,7 @@ async function currentClientIp(): Promise<string> {
  * hashing the token, an unhandled rejection.
  */
 export async function checkSignInRequest(email: string): Promise<true | string> {
-  if (!emailServer() && process.env.NODE_ENV === "production") {
+  if (!settings().mail.server && settings().production) {
     logger.error("sign-in link not sent: EMAIL_SERVER is not set");
     return "/signin?error=Configuration";
   }

@@ -1,4 +1,5 @@
 import { hkdfSync } from "node:crypto";
+import { settings } from "@/lib/config/settings";
 
 /**
  * The server secret that protects stored API keys (AES-256-GCM) and other
@@ -6,8 +7,8 @@ import { hkdfSync } from "node:crypto";
  * production refuses to start without it (scripts/start.ts).
  */
 export function telltaleSecret(): string {
-  const secret = process.env.TELLTALE_SECRET;
-  if (!secret || secret.length < 32) {
+  const secret = settings().secrets.telltale;
+  if (!secret) {
     throw new Error("TELLTALE_SECRET is not set or shorter than 32 characters. Generate one with: openssl rand -base64 32");
   }
   return secret;

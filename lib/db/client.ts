@@ -1,7 +1,7 @@
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaClient } from "./generated/client.ts";
-import { envInt } from "@/lib/config/env";
+import { settings } from "@/lib/config/settings";
 
 export { Prisma } from "./generated/client.ts";
 export type { PrismaClient } from "./generated/client.ts";
@@ -13,7 +13,7 @@ const globalForDb = globalThis as unknown as { __telltaleDb?: Db };
 /** Reads DATABASE_URL; the launchers (npm run dev/start, tests, scripts) set it
  * to the embedded server when the operator did not. */
 export function databaseUrl(): string {
-  const url = process.env.DATABASE_URL;
+  const url = settings().database.url;
   if (!url) {
     throw new Error(
       "DATABASE_URL is not set. Start Telltale with `npm run dev` or `npm start`, which serve the embedded database when DATABASE_URL is unset.",
@@ -25,10 +25,10 @@ export function databaseUrl(): string {
 function createDb(): Db {
   const pool = new pg.Pool({
     connectionString: databaseUrl(),
-    max: envInt("DATABASE_POOL_SIZE"),
+    max: settings().database.poolSize,
     // Fail fast when the database is down, so the API answers 503 quickly
     // instead of queueing requests behind a dead server.
-    connectionTimeoutMillis: envInt("DATABASE_CONNECT_TIMEOUT_MS"),
+    connectionTimeoutMillis: settings().database.connectTimeoutMs,
     idleTimeoutMillis: 30_000,
   });
   // An idle client that loses its server emits 'error'; without a listener the

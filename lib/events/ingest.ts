@@ -1,25 +1,32 @@
 import { v7 as uuidv7 } from "uuid";
+import { fromSettings, settings } from "@/lib/config/settings";
 import { prisma } from "@/lib/db/client";
 import { errors, type FieldProblem } from "@/lib/http/errors";
+import { zodProblems } from "@/lib/http/input";
+import { createRateLimit } from "@/lib/http/rate-limit";
 import type { AuthenticatedKey } from "@/lib/keys/service";
-import { eventWriter, insertEventRows, type EventRow } from "@/lib/events/event-writer";
-import { eventBatchSchema, MAX_BATCH_EVENTS, toFieldProblems, validateEvent, type ValidEvent } from "@/lib/events/schema";
+import { eventWriter, insertNewEvents, type NewEvent } from "@/lib/events/store";
+import { eventBatchSchema, MAX_BATCH_EVENTS, validateEvent, type ValidEvent } from "@/lib/events/schema";
 import { logger } from "@/lib/log";
 
 export type IngestResult<T> = { body: T; replayed: boolean };
 export type SingleAnswer = { id: string; receivedAt: string };
 export type BatchAnswer = { ids: string[]; receivedAt: string };
 
-const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7e]{1,200}$/;
+/**
+ * Per-key limit: INGEST_RATE_LIMIT requests/s (default 1,000; 0 = off), with
+ * bursts up to twice that (the extra allowance refills over 10 s). A batch
+ * request counts as one request.
+ */
+export const ingestRateLimit = fromSettings((s) =>
+  createRateLimit({ name: "ingest", perWindow: s.ingest.ratePerSecond, windowSeconds: 1, burst: s.ingest.ratePerSecond, burstWindowSeconds: 10 }),
+);
 
-/** Validates the optional Idempotency-Key header (1 to 200 printable ASCII characters). */
-export function parseIdempotencyKey(header: string | null): string | undefined {
-  if (header === null) return undefined;
-  if (!IDEMPOTENCY_KEY_PATTERN.test(header)) {
-    throw errors.validation([{ path: "Idempotency-Key", message: "Must be 1 to 200 printable ASCII characters." }]);
-  }
-  return header;
-}
+/** Body limits of the two ingestion endpoints. */
+export const ingestBodyLimit = {
+  single: () => settings().ingest.maxBodyBytes,
+  batch: () => settings().ingest.maxBatchBodyBytes,
+};
 
 /** Body of POST /api/events -> one valid event, or 400 listing every problem. */
 export function parseEventBody(body: unknown): ValidEvent {
@@ -31,7 +38,7 @@ export function parseEventBody(body: unknown): ValidEvent {
 /** Body of POST /api/events/batch -> valid events (all or nothing). */
 export function parseEventBatchBody(body: unknown): ValidEvent[] {
   const envelope = eventBatchSchema.safeParse(body);
-  const problems: FieldProblem[] = envelope.success ? [] : toFieldProblems(envelope.error.issues);
+  const problems: FieldProblem[] = envelope.success ? [] : zodProblems(envelope.error.issues);
   const items = (body as { events?: unknown } | null)?.events;
   const events: ValidEvent[] = [];
   // Events are checked even when the envelope has a problem (an unknown
@@ -68,7 +75,7 @@ export async function ingestEventBatch(
   return store(key, rows, body, options.idempotencyKey ? `batch:${options.idempotencyKey}` : undefined);
 }
 
-function toRows(key: AuthenticatedKey, events: ValidEvent[]): EventRow[] {
+function toRows(key: AuthenticatedKey, events: ValidEvent[]): NewEvent[] {
   // The key decides the project; naming another one is refused without
   // saying whether that project exists.
   if (events.some((e) => e.projectId !== key.projectId)) throw errors.projectMismatch();
@@ -78,7 +85,7 @@ function toRows(key: AuthenticatedKey, events: ValidEvent[]): EventRow[] {
 
 async function store<T extends object>(
   key: AuthenticatedKey,
-  rows: EventRow[],
+  rows: NewEvent[],
   body: T,
   idempotencyKey: string | undefined,
 ): Promise<IngestResult<T>> {
@@ -94,7 +101,7 @@ async function store<T extends object>(
  * concurrent retry waits on the claim's row lock and then replays the first
  * answer; a key older than 24 hours is claimed afresh.
  */
-async function storeIdempotent<T extends object>(projectId: string, key: string, rows: EventRow[], body: T): Promise<IngestResult<T>> {
+async function storeIdempotent<T extends object>(projectId: string, key: string, rows: NewEvent[], body: T): Promise<IngestResult<T>> {
   const result = await prisma.$transaction(async (tx) => {
     const claimed = await tx.$queryRaw<{ claimed: number }[]>`
       INSERT INTO idempotency_keys (project_id, key, response, created_at)
@@ -108,7 +115,7 @@ async function storeIdempotent<T extends object>(projectId: string, key: string,
         SELECT response FROM idempotency_keys WHERE project_id = ${projectId} AND key = ${key}`;
       return { body: first!.response, replayed: true };
     }
-    const refused = await insertEventRows(rows, tx);
+    const refused = await insertNewEvents(rows, tx);
     if (refused.size > 0) throw errors.invalidApiKey(); // rolls the claim back too
     return { body, replayed: false };
   });

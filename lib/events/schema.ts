@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { FieldProblem } from "@/lib/http/errors";
+import { MAX_ID_CHARS, zodProblems } from "@/lib/http/input";
 import { MAX_TIME_MS, supportedTime } from "@/lib/events/time";
 
 export const EVENT_LEVELS = ["error", "warn", "info"] as const;
@@ -8,7 +9,6 @@ export type EventLevel = (typeof EVENT_LEVELS)[number];
 export const MAX_MESSAGE_CHARS = 10_000;
 export const MAX_DEPTH = 32;
 export const MAX_BATCH_EVENTS = 1_000;
-const MAX_PROJECT_ID_CHARS = 128;
 const inTimestampRange = (ms: number) => supportedTime(ms) !== null;
 
 const messageSchema = z
@@ -38,7 +38,7 @@ export const eventInputSchema = z.strictObject(
     projectId: z
       .string({ error: (i) => (i.input === undefined ? "Required." : "Must be a string.") })
       .min(1, "Must not be empty.")
-      .max(MAX_PROJECT_ID_CHARS, `Must be at most ${MAX_PROJECT_ID_CHARS} characters.`),
+      .max(MAX_ID_CHARS, `Must be at most ${MAX_ID_CHARS} characters.`),
     context: z
       .record(z.string(), z.unknown(), { error: "Must be a JSON object (omit the field when there is no context)." })
       .optional(),
@@ -78,7 +78,7 @@ export function validateEvent(input: unknown, prefix = ""): { event?: ValidEvent
   // and JSONB cannot store U+0000, and deep nesting is an abuse vector.
   walk(input, 0, prefix.replace(/\.$/, ""), problems);
   const parsed = eventInputSchema.safeParse(input);
-  if (!parsed.success) problems.push(...toFieldProblems(parsed.error.issues, prefix));
+  if (!parsed.success) problems.push(...zodProblems(parsed.error.issues, { prefix: prefix.replace(/\.$/, "") }));
   if (problems.length > 0 || !parsed.success) return { problems: dedupe(problems) };
   const { level, message, projectId, timestamp } = parsed.data;
   // The parsed JSON's own object, not zod's copy: a copy made by assignment
@@ -94,26 +94,6 @@ export function validateEvent(input: unknown, prefix = ""): { event?: ValidEvent
       timestamp: timestamp === undefined ? null : new Date(timestamp),
     },
   };
-}
-
-export function toFieldProblems(issues: z.core.$ZodIssue[], prefix = ""): FieldProblem[] {
-  const out: FieldProblem[] = [];
-  for (const issue of issues) {
-    const base = joinPath(prefix, issue.path);
-    if (issue.code === "unrecognized_keys") {
-      for (const key of issue.keys) out.push({ path: joinPath(base ? `${base}.` : "", [key]), message: "Unknown field." });
-    } else {
-      out.push({ path: base, message: issue.message });
-    }
-  }
-  return out;
-}
-
-function joinPath(prefix: string, path: PropertyKey[]): string {
-  const tail = path.map(String).join(".");
-  if (!prefix) return tail;
-  const head = prefix.replace(/\.$/, "");
-  return tail ? `${head}.${tail}` : head;
 }
 
 function walk(value: unknown, depth: number, path: string, problems: FieldProblem[]): void {

@@ -18,6 +18,8 @@ export type ErrorCode =
   | "service_unavailable"
   | "internal";
 
+import type { RateLimitDecision } from "@/lib/http/rate-limit";
+
 export type FieldProblem = { path: string; message: string };
 
 const TITLES: Record<ErrorCode, string> = {
@@ -49,13 +51,17 @@ export class AppError extends Error {
   readonly code: ErrorCode;
   readonly title: string;
   readonly errors?: FieldProblem[];
+  /** Fixed headers of this kind of answer (WWW-Authenticate, Allow). */
   readonly headers?: Record<string, string>;
+  /** Data the edge turns into Retry-After (and RateLimit-*) headers. */
+  readonly retryAfterSeconds?: number;
+  readonly rateLimit?: RateLimitDecision;
 
   constructor(
     status: number,
     code: ErrorCode,
     detail: string,
-    options: { errors?: FieldProblem[]; headers?: Record<string, string> } = {},
+    options: { errors?: FieldProblem[]; headers?: Record<string, string>; retryAfterSeconds?: number; rateLimit?: RateLimitDecision } = {},
   ) {
     super(detail);
     this.name = "AppError";
@@ -64,6 +70,8 @@ export class AppError extends Error {
     this.title = TITLES[code];
     this.errors = options.errors;
     this.headers = options.headers;
+    this.retryAfterSeconds = options.retryAfterSeconds ?? options.rateLimit?.resetSeconds;
+    this.rateLimit = options.rateLimit;
   }
 }
 
@@ -95,11 +103,15 @@ export const errors = {
     new AppError(405, "method_not_allowed", `${method} is not supported here; use ${allowed.join(" or ")}.`, {
       headers: { Allow: allowed.join(", ") },
     }),
-  rateLimited: (retryAfterSeconds: number, headers: Record<string, string> = {}) =>
-    new AppError(429, "rate_limited", `Too many requests. Retry after ${retryAfterSeconds} second${retryAfterSeconds === 1 ? "" : "s"}.`, {
-      headers: { ...headers, "Retry-After": String(retryAfterSeconds) },
-    }),
+  /** 429 for a refused limiter decision (or a bare wait, for limits that advertise no budget). */
+  rateLimited: (limit: RateLimitDecision | { retryAfterSeconds: number }) => {
+    const seconds = "resetSeconds" in limit ? limit.resetSeconds : limit.retryAfterSeconds;
+    return new AppError(429, "rate_limited", `Too many requests. Retry after ${seconds} second${seconds === 1 ? "" : "s"}.`, {
+      retryAfterSeconds: seconds,
+      ...("resetSeconds" in limit ? { rateLimit: limit } : {}),
+    });
+  },
   aiUnavailable: (detail: string) => new AppError(502, "ai_unavailable", detail),
   serviceUnavailable: (detail = "The database is unreachable. Retry shortly; nothing was stored.", retryAfterSeconds = 5) =>
-    new AppError(503, "service_unavailable", detail, { headers: { "Retry-After": String(retryAfterSeconds) } }),
+    new AppError(503, "service_unavailable", detail, { retryAfterSeconds }),
 };

@@ -1,5 +1,6 @@
 import { AppError, errors, type ErrorCode, type FieldProblem } from "@/lib/http/errors";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
+import { rateLimitHeaders } from "@/lib/http/rate-limit";
 import { logger } from "@/lib/log";
 
 export const PROBLEM_CONTENT_TYPE = "application/problem+json";
@@ -27,7 +28,13 @@ export function problemResponse(error: AppError, requestId?: string): Response {
   };
   return new Response(JSON.stringify(body), {
     status: error.status,
-    headers: { "Content-Type": PROBLEM_CONTENT_TYPE, "Cache-Control": "no-store", ...(error.headers ?? {}) },
+    headers: {
+      "Content-Type": PROBLEM_CONTENT_TYPE,
+      "Cache-Control": "no-store",
+      ...(error.headers ?? {}),
+      ...rateLimitHeaders(error.rateLimit),
+      ...(error.retryAfterSeconds !== undefined ? { "Retry-After": String(error.retryAfterSeconds) } : {}),
+    },
   });
 }
 

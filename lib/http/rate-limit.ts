@@ -1,5 +1,4 @@
 import { BurstyRateLimiter, RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
-import { errors } from "@/lib/http/errors";
 
 type Limiter = Pick<RateLimiterAbstract, "consume"> | BurstyRateLimiter;
 
@@ -7,6 +6,19 @@ export type RateLimit = {
   limiter: Limiter;
   /** Requests allowed per window, as advertised in RateLimit-Limit. */
   limit: number;
+  windowSeconds: number;
+};
+
+/**
+ * What a limiter decided for one request: data only. The edge turns it into
+ * RateLimit-* and Retry-After headers (lib/http/problem.ts, lib/http/route.ts).
+ */
+export type RateLimitDecision = {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Seconds until the budget refills (at least 1); Retry-After when refused. */
+  resetSeconds: number;
   windowSeconds: number;
 };
 
@@ -33,30 +45,35 @@ export function createRateLimit(opts: {
   return { limiter, limit: opts.perWindow, windowSeconds: opts.windowSeconds };
 }
 
-function headersFor(rl: RateLimit, res: RateLimiterRes): Record<string, string> {
-  const reset = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+function decision(rl: RateLimit, res: RateLimiterRes, allowed: boolean): RateLimitDecision {
   return {
-    "RateLimit-Limit": String(rl.limit),
-    "RateLimit-Remaining": String(Math.max(0, res.remainingPoints)),
-    "RateLimit-Reset": String(reset),
-    "RateLimit-Policy": `${rl.limit};w=${rl.windowSeconds}`,
+    allowed,
+    limit: rl.limit,
+    remaining: Math.max(0, res.remainingPoints),
+    resetSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
+    windowSeconds: rl.windowSeconds,
   };
 }
 
-/**
- * Takes one point for `key`; returns the RateLimit-* headers to send, or
- * throws 429 rate_limited with Retry-After and the same headers.
- */
-export async function consumeRateLimit(rl: RateLimit | null, key: string): Promise<Record<string, string>> {
-  if (!rl) return {};
+/** Takes one point for `key` and says whether the request may go on; null when the limit is off. */
+export async function consumeRateLimit(rl: RateLimit | null, key: string): Promise<RateLimitDecision | null> {
+  if (!rl) return null;
   try {
-    const res = (await rl.limiter.consume(key)) as RateLimiterRes;
-    return headersFor(rl, res);
+    return decision(rl, (await rl.limiter.consume(key)) as RateLimiterRes, true);
   } catch (rejection) {
-    if (rejection instanceof RateLimiterRes) {
-      const headers = headersFor(rl, rejection);
-      throw errors.rateLimited(Number(headers["RateLimit-Reset"]), headers);
-    }
+    if (rejection instanceof RateLimiterRes) return decision(rl, rejection, false);
     throw rejection;
   }
+}
+
+/** The RateLimit-* headers (IETF draft) of a decision; Retry-After is added for refusals. */
+export function rateLimitHeaders(d: RateLimitDecision | null | undefined): Record<string, string> {
+  if (!d) return {};
+  return {
+    "RateLimit-Limit": String(d.limit),
+    "RateLimit-Remaining": String(d.remaining),
+    "RateLimit-Reset": String(d.resetSeconds),
+    "RateLimit-Policy": `${d.limit};w=${d.windowSeconds}`,
+    ...(d.allowed ? {} : { "Retry-After": String(d.resetSeconds) }),
+  };
 }

@@ -1,31 +1,141 @@
+/**
+ * Route-handler wrappers: the edge every API route goes through. A route
+ * file declares its schemas and role and calls one lib function; what every
+ * route repeats (request id, caller, same-origin check, parsing, access,
+ * error mapping, rate-limit headers) happens here.
+ *
+ *   export const GET = projectRoute({ role: "member", query: eventsQuerySchema },
+ *     async ({ access, query }) => json(await listProjectEvents(access, query)));
+ */
 import { randomUUID } from "node:crypto";
+import type { z } from "zod";
+import { requireApiKey, requireSessionUser, type AuthenticatedKey, type SessionUser } from "@/lib/auth/caller";
+import { assertSameOrigin } from "@/lib/auth/same-origin";
 import { errors } from "@/lib/http/errors";
+import { MANAGEMENT_BODY_LIMIT, parseInput, parsePathParams, queryObject } from "@/lib/http/input";
 import { errorToResponse } from "@/lib/http/problem";
+import { consumeRateLimit, rateLimitHeaders, type RateLimit, type RateLimitDecision } from "@/lib/http/rate-limit";
+import { readJsonBody } from "@/lib/http/read-json";
+import { PROJECT_NOT_FOUND, resolveProjectAccess, type ProjectAccess } from "@/lib/projects/access";
+import type { ProjectRole } from "@/lib/projects/roles";
+import { projectParamsSchema } from "@/lib/projects/schemas";
 
-export type RouteContext<P> = { params: Promise<P> };
-export type HandlerContext<P> = { params: P; requestId: string };
+type RouteContext<P> = { params: Promise<P> };
+type Handler = (request: Request, ctx: RouteContext<Record<string, string | string[]>>) => Promise<Response>;
+
+type Schema = z.ZodType | undefined;
+type Out<S extends Schema> = S extends z.ZodType ? z.output<S> : undefined;
 
 /**
- * Wraps a route handler: gives it a request id and resolved params, and turns
- * whatever it throws into problem details (lib/http/problem.ts). Auth lives in
- * lib/auth/caller.ts; handlers call it first thing.
+ * The base wrapper: a request id, resolved params, and whatever is thrown
+ * turned into problem details (lib/http/problem.ts). Public routes (health,
+ * the API 404) use it directly.
  */
-export function apiRoute<P = Record<string, never>>(
-  handler: (request: Request, ctx: HandlerContext<P>) => Promise<Response>,
-) {
-  return async (request: Request, ctx: RouteContext<P>): Promise<Response> => {
+export function apiRoute(handler: (request: Request, ctx: { params: Record<string, string | string[]>; requestId: string }) => Promise<Response>): Handler {
+  return async (request, ctx) => {
     const requestId = randomUUID();
+    let response: Response;
     try {
-      const params = ctx?.params ? await ctx.params : ({} as P);
-      const response = await handler(request, { params, requestId });
-      response.headers.set("X-Request-Id", requestId);
-      return response;
+      const params = ctx?.params ? await ctx.params : {};
+      response = await handler(request, { params, requestId });
     } catch (error) {
-      const response = errorToResponse(error, requestId);
-      response.headers.set("X-Request-Id", requestId);
-      return response;
+      response = errorToResponse(error, requestId);
     }
+    response.headers.set("X-Request-Id", requestId);
+    return response;
   };
+}
+
+export type InputOptions<P extends Schema, Q extends Schema, B extends Schema> = {
+  /** Path parameters; a value that can't match is a 404 with `notFound` as detail. */
+  params?: P;
+  /** Query string (values are strings); problems are a 400. */
+  query?: Q;
+  /** JSON body, read with `bodyLimit` (default 64 KiB); problems are a 400. */
+  body?: B;
+  bodyLimit?: number;
+  notFound?: string;
+};
+
+export type SessionContext<P extends Schema, Q extends Schema, B extends Schema> = {
+  request: Request;
+  requestId: string;
+  user: SessionUser;
+  params: Out<P>;
+  query: Out<Q>;
+  body: Out<B>;
+};
+
+export type ProjectContext<P extends Schema, Q extends Schema, B extends Schema> = SessionContext<P, Q, B> & { access: ProjectAccess };
+
+async function parseRest<Q extends Schema, B extends Schema>(request: Request, options: InputOptions<Schema, Q, B>) {
+  const query = (options.query ? parseInput(options.query, queryObject(request), "query") : undefined) as Out<Q>;
+  const body = (options.body ? parseInput(options.body, await readJsonBody(request, options.bodyLimit ?? MANAGEMENT_BODY_LIMIT)) : undefined) as Out<B>;
+  return { query, body };
+}
+
+/**
+ * A route for a signed-in person (dashboard, management API, summary): the
+ * same-origin check for state changes, then the session (a Bearer header is
+ * refused), then params, query and body.
+ */
+export function sessionRoute<P extends Schema = undefined, Q extends Schema = undefined, B extends Schema = undefined>(
+  options: InputOptions<P, Q, B>,
+  handler: (ctx: SessionContext<P, Q, B>) => Promise<Response>,
+): Handler {
+  return apiRoute(async (request, { params: rawParams, requestId }) => {
+    assertSameOrigin(request);
+    const user = await requireSessionUser(request);
+    const params = (options.params ? parsePathParams(options.params, rawParams, options.notFound) : undefined) as Out<P>;
+    return handler({ request, requestId, user, params, ...(await parseRest(request, options)) });
+  });
+}
+
+/**
+ * A route about one project (`[id]` in the path): as sessionRoute, and the
+ * caller's access resolved once (outsiders 404, members 403 where `role` is
+ * "owner") before the query and body are read.
+ */
+export function projectRoute<P extends z.ZodType<{ id: string }> = typeof projectParamsSchema, Q extends Schema = undefined, B extends Schema = undefined>(
+  options: InputOptions<P, Q, B> & { role: ProjectRole },
+  handler: (ctx: ProjectContext<P, Q, B>) => Promise<Response>,
+): Handler {
+  return apiRoute(async (request, { params: rawParams, requestId }) => {
+    assertSameOrigin(request);
+    const user = await requireSessionUser(request);
+    const params = parsePathParams(options.params ?? projectParamsSchema, rawParams, options.notFound ?? PROJECT_NOT_FOUND) as Out<P>;
+    const access = await resolveProjectAccess(user.id, params!.id, options.role);
+    return handler({ request, requestId, user, access, params, ...(await parseRest(request, options)) });
+  });
+}
+
+export type KeyContext = { request: Request; requestId: string; key: AuthenticatedKey; body: unknown };
+
+/**
+ * A route for a client application with a project API key (ingestion), in
+ * the SPEC's order: key (401) -> rate limit (429) -> content type (415) ->
+ * size (413) -> JSON (400) -> the handler. The rate-limit headers ride on
+ * every answer to an authenticated request, success or not.
+ */
+export function apiKeyRoute(
+  options: { bodyLimit: () => number; rateLimit: () => RateLimit | null },
+  handler: (ctx: KeyContext) => Promise<Response>,
+): Handler {
+  return apiRoute(async (request, { requestId }) => {
+    const key = await requireApiKey(request);
+    let decision: RateLimitDecision | null = null;
+    let response: Response;
+    try {
+      decision = await consumeRateLimit(options.rateLimit(), key.keyId);
+      if (decision && !decision.allowed) throw errors.rateLimited(decision);
+      const body = await readJsonBody(request, options.bodyLimit());
+      response = await handler({ request, requestId, key, body });
+    } catch (error) {
+      response = errorToResponse(error, requestId);
+    }
+    for (const [name, value] of Object.entries(rateLimitHeaders(decision))) if (!response.headers.has(name)) response.headers.set(name, value);
+    return response;
+  });
 }
 
 export function json(body: unknown, init: { status?: number; headers?: Record<string, string> } = {}): Response {
@@ -33,6 +143,11 @@ export function json(body: unknown, init: { status?: number; headers?: Record<st
     status: init.status ?? 200,
     headers: { "Content-Type": "application/json", "Cache-Control": "no-store", ...(init.headers ?? {}) },
   });
+}
+
+/** 201 Created; a replayed idempotent request says so (Idempotent-Replayed: true). */
+export function created(result: { body: unknown; replayed?: boolean }): Response {
+  return json(result.body, { status: 201, headers: result.replayed ? { "Idempotent-Replayed": "true" } : {} });
 }
 
 /** 204 No Content (a DELETE that succeeded). */
@@ -48,9 +163,9 @@ type Method = (typeof METHODS)[number];
  * problem details with an Allow header instead of Next.js's empty 405:
  * `export const { PUT, PATCH, DELETE } = otherMethods("GET", "POST");`
  */
-export function otherMethods(...allowed: Method[]): Record<Method, (request: Request) => Promise<Response>> {
+export function otherMethods(...allowed: Method[]): Record<Method, Handler> {
   const refuse = apiRoute(async (request) => {
     throw errors.methodNotAllowed(request.method, allowed);
   });
-  return Object.fromEntries(METHODS.filter((m) => !allowed.includes(m)).map((m) => [m, refuse])) as Record<Method, (request: Request) => Promise<Response>>;
+  return Object.fromEntries(METHODS.filter((m) => !allowed.includes(m)).map((m) => [m, refuse])) as Record<Method, Handler>;
 }

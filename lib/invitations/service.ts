@@ -1,13 +1,13 @@
+import { INVITATION_LIFETIME_MS } from "@/lib/auth/lifetimes";
+import { settings } from "@/lib/config/settings";
+import { sha256Hex } from "@/lib/crypto/hash";
 import { prisma } from "@/lib/db/client";
 import { errors } from "@/lib/http/errors";
-import { logger } from "@/lib/log";
-import { emailServer } from "@/lib/mail/send-mail";
-import { requireProjectRole } from "@/lib/projects/access";
-import type { ProjectRole } from "@/lib/projects/schemas";
 import { sendInvitationEmail } from "@/lib/invitations/email";
-import { generateInvitationToken, hashInvitationToken } from "@/lib/invitations/token";
-
-export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+import { generateInvitationToken } from "@/lib/invitations/schemas";
+import { logger } from "@/lib/log";
+import { requireOwner, type ProjectAccess } from "@/lib/projects/access";
+import type { ProjectRole } from "@/lib/projects/roles";
 
 type Invitee = { id: string; email: string };
 type Inviter = { email: string; name: string | null };
@@ -60,12 +60,12 @@ function statusOf(invitation: { acceptedAt: Date | null; revokedAt: Date | null;
  * address; inviting someone who is already a member is a 409.
  */
 export async function createInvitation(
-  userId: string,
-  projectId: string,
+  access: ProjectAccess,
   input: { email: string; role: ProjectRole },
   { baseUrl }: { baseUrl: string },
 ): Promise<CreatedInvitation> {
-  await requireProjectRole(userId, projectId, "owner");
+  requireOwner(access);
+  const { projectId, userId } = access;
   const email = input.email.trim().toLowerCase();
   const existing = await prisma.membership.findFirst({ where: { projectId, user: { email } }, select: { userId: true } });
   if (existing) throw errors.conflict("This address already belongs to a member of the project.");
@@ -75,7 +75,7 @@ export async function createInvitation(
   const { invitation, projectName, inviter } = await prisma.$transaction(async (tx) => {
     await tx.invitation.updateMany({ where: { projectId, email, ...pending(now) }, data: { revokedAt: now } });
     const invitation = await tx.invitation.create({
-      data: { projectId, email, role: input.role, tokenHash: hashInvitationToken(token), invitedById: userId, expiresAt: new Date(now.getTime() + INVITATION_TTL_MS) },
+      data: { projectId, email, role: input.role, tokenHash: sha256Hex(token), invitedById: userId, expiresAt: new Date(now.getTime() + INVITATION_LIFETIME_MS) },
       select: { id: true, email: true, role: true, createdAt: true, expiresAt: true, project: { select: { name: true } }, invitedBy: inviterSelect },
     });
     return { invitation, projectName: invitation.project.name, inviter: invitation.invitedBy };
@@ -83,7 +83,7 @@ export async function createInvitation(
 
   const inviteUrl = `${baseUrl.replace(/\/+$/, "")}/invitations/${token}`;
   let emailSent = false;
-  if (emailServer()) {
+  if (settings().mail.server) {
     try {
       await sendInvitationEmail({ to: email, projectName, role: invitation.role, invitedBy: inviter.name ?? inviter.email, url: inviteUrl, expiresAt: invitation.expiresAt });
       emailSent = true;
@@ -104,10 +104,10 @@ export async function createInvitation(
 }
 
 /** A project's pending invitations (owners only). */
-export async function listProjectInvitations(userId: string, projectId: string): Promise<ProjectInvitation[]> {
-  await requireProjectRole(userId, projectId, "owner");
+export async function listProjectInvitations(access: ProjectAccess): Promise<ProjectInvitation[]> {
+  requireOwner(access);
   const rows = await prisma.invitation.findMany({
-    where: { projectId, ...pending() },
+    where: { projectId: access.projectId, ...pending() },
     orderBy: [{ createdAt: "desc" }, { id: "asc" }],
     select: { id: true, email: true, role: true, createdAt: true, expiresAt: true, invitedBy: inviterSelect },
   });
@@ -115,8 +115,9 @@ export async function listProjectInvitations(userId: string, projectId: string):
 }
 
 /** Revokes an invitation (owners only); revoking twice is fine, an accepted one is a 409. */
-export async function revokeInvitation(userId: string, projectId: string, invitationId: string): Promise<void> {
-  await requireProjectRole(userId, projectId, "owner");
+export async function revokeInvitation(access: ProjectAccess, invitationId: string): Promise<void> {
+  requireOwner(access);
+  const { projectId } = access;
   const invitation = await prisma.invitation.findFirst({ where: { id: invitationId, projectId }, select: { acceptedAt: true, revokedAt: true } });
   if (!invitation) throw errors.notFound("No invitation with this id in this project.");
   if (invitation.acceptedAt) throw errors.conflict("This invitation was already accepted; remove the member instead.");
@@ -145,7 +146,7 @@ export async function listPendingInvitationsForUser(user: Invitee): Promise<Pend
 /** What the invitation page shows about a token (null: no such invitation). */
 export async function getInvitationPreview(token: string, user: Invitee | null): Promise<InvitationPreview | null> {
   const invitation = await prisma.invitation.findUnique({
-    where: { tokenHash: hashInvitationToken(token) },
+    where: { tokenHash: sha256Hex(token) },
     select: { email: true, role: true, acceptedAt: true, revokedAt: true, expiresAt: true, project: { select: { name: true } } },
   });
   if (!invitation) return null;
@@ -163,7 +164,7 @@ export async function getInvitationPreview(token: string, user: Invitee | null):
  * invitations are all 404 (the detail says which); the token works once.
  */
 export async function acceptInvitation(user: Invitee, token: string): Promise<{ projectId: string; role: ProjectRole }> {
-  return acceptWhere(user, { tokenHash: hashInvitationToken(token) });
+  return acceptWhere(user, { tokenHash: sha256Hex(token) });
 }
 
 /** The same, by id: for the dashboard's list of the caller's pending invitations. */

@@ -1,12 +1,7 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
+import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import { deriveKey } from "@/lib/config/secrets";
 
 const PURPOSE = "api-key-encryption-v1";
-
-/** Hex SHA-256 of the whole key: the lookup column. */
-export function hashApiKey(key: string): string {
-  return createHash("sha256").update(key, "utf8").digest("hex");
-}
 
 /** AES-256-GCM under a key derived from TELLTALE_SECRET; base64url(iv|ct|tag). */
 export function encryptApiKey(plaintext: string): string {

@@ -1,10 +1,11 @@
 import { LRUCache } from "lru-cache";
 import { prisma, type Prisma } from "@/lib/db/client";
 import { errors } from "@/lib/http/errors";
-import { decryptApiKey, encryptApiKey, hashApiKey } from "@/lib/keys/crypto";
+import { sha256Hex } from "@/lib/crypto/hash";
+import { decryptApiKey, encryptApiKey } from "@/lib/keys/crypto";
 import { generateApiKey, isWellFormedApiKey, KEY_LENGTH } from "@/lib/keys/format";
 import { logger } from "@/lib/log";
-import { envInt } from "@/lib/config/env";
+import { fromSettings } from "@/lib/config/settings";
 
 export type AuthenticatedKey = { keyId: string; projectId: string };
 
@@ -13,10 +14,7 @@ type CacheEntry = { keyId: string; projectId: string } | { unknown: true };
 // Key lookups are cached briefly so ingestion does not read the database on
 // every request. Rotation deletes the entry here at once; in other instances
 // the event INSERT itself re-checks the key (lib/events/event-writer.ts).
-const keyCache = new LRUCache<string, CacheEntry>({
-  max: 10_000,
-  ttl: envInt("KEY_CACHE_TTL_MS"),
-});
+const keyCache = fromSettings((s) => new LRUCache<string, CacheEntry>({ max: 10_000, ttl: s.keyCacheTtlMs }));
 // Unknown keys are remembered for a shorter time: enough to absorb a client
 // hammering with a dead key, short enough to be harmless.
 const UNKNOWN_TTL_MS = 2_000;
@@ -31,8 +29,8 @@ const UNKNOWN_TTL_MS = 2_000;
  */
 export async function authenticateApiKey(key: string): Promise<AuthenticatedKey> {
   if (key.length !== KEY_LENGTH || !isWellFormedApiKey(key)) throw errors.invalidApiKey();
-  const hash = hashApiKey(key);
-  let entry = keyCache.get(hash);
+  const hash = sha256Hex(key);
+  let entry = keyCache().get(hash);
   if (!entry) {
     const row = await prisma.apiKey.findUnique({
       where: { hash },
@@ -40,10 +38,10 @@ export async function authenticateApiKey(key: string): Promise<AuthenticatedKey>
     });
     if (row && row.revokedAt === null) {
       entry = { keyId: row.id, projectId: row.projectId };
-      keyCache.set(hash, entry);
+      keyCache().set(hash, entry);
     } else {
       entry = { unknown: true };
-      keyCache.set(hash, entry, { ttl: UNKNOWN_TTL_MS });
+      keyCache().set(hash, entry, { ttl: UNKNOWN_TTL_MS });
     }
   }
   if ("unknown" in entry) throw errors.invalidApiKey();
@@ -56,7 +54,7 @@ type Tx = Prisma.TransactionClient;
 export async function createProjectKey(tx: Tx, projectId: string): Promise<string> {
   const apiKey = generateApiKey();
   await tx.apiKey.create({
-    data: { projectId, hash: hashApiKey(apiKey), encrypted: encryptApiKey(apiKey), last4: apiKey.slice(-4) },
+    data: { projectId, hash: sha256Hex(apiKey), encrypted: encryptApiKey(apiKey), last4: apiKey.slice(-4) },
   });
   return apiKey;
 }
@@ -73,21 +71,21 @@ export async function rotateProjectKey(projectId: string): Promise<string> {
     const apiKey = await createProjectKey(tx, projectId);
     return { apiKey, revokedHashes: active.map((k) => k.hash) };
   });
-  for (const hash of revokedHashes) keyCache.delete(hash);
+  for (const hash of revokedHashes) keyCache().delete(hash);
   return apiKey;
 }
 
 /** Drops a key from this process's cache (found revoked by another instance). */
 export function forgetApiKey(keyId: string): void {
-  for (const [hash, entry] of keyCache.entries()) {
-    if (!("unknown" in entry) && entry.keyId === keyId) keyCache.delete(hash);
+  for (const [hash, entry] of keyCache().entries()) {
+    if (!("unknown" in entry) && entry.keyId === keyId) keyCache().delete(hash);
   }
 }
 
 /** Drops every cached key of a project (project deleted). */
 export function forgetProjectKeys(projectId: string): void {
-  for (const [hash, entry] of keyCache.entries()) {
-    if (!("unknown" in entry) && entry.projectId === projectId) keyCache.delete(hash);
+  for (const [hash, entry] of keyCache().entries()) {
+    if (!("unknown" in entry) && entry.projectId === projectId) keyCache().delete(hash);
   }
 }
 

@@ -1,19 +1,8 @@
 import { createTransport, type Transporter } from "nodemailer";
+import { settings } from "@/lib/config/settings";
 
 /** One outgoing message; every mail we send has a plain-text and an HTML part. */
 export type MailMessage = { to: string; subject: string; text: string; html: string };
-
-export const DEFAULT_EMAIL_FROM = "Telltale <no-reply@localhost>";
-
-/** SMTP URL from EMAIL_SERVER (e.g. `smtp://user:pass@smtp.example.com:587`), or null. */
-export function emailServer(): string | null {
-  const value = process.env.EMAIL_SERVER?.trim();
-  return value ? value : null;
-}
-
-export function emailFrom(): string {
-  return process.env.EMAIL_FROM?.trim() || DEFAULT_EMAIL_FROM;
-}
 
 // One transport per SMTP URL, reused across requests (nodemailer keeps no
 // connection open between messages unless pooled, so this is only config).
@@ -34,9 +23,9 @@ function transportFor(url: string): Transporter {
  * (the sign-in link falls back to the dev log, invitations report it).
  */
 export async function sendMail(message: MailMessage): Promise<void> {
-  const url = emailServer();
-  if (!url) throw new Error("EMAIL_SERVER is not set; cannot send mail.");
-  const result = await transportFor(url).sendMail({ from: emailFrom(), ...message });
+  const { server, from } = settings().mail;
+  if (!server) throw new Error("EMAIL_SERVER is not set; cannot send mail.");
+  const result = await transportFor(server).sendMail({ from, ...message });
   const failed = [...(result.rejected ?? []), ...(result.pending ?? [])].filter(Boolean);
   if (failed.length > 0) throw new Error(`The mail server refused ${failed.length} recipient(s).`);
 }

@@ -1,19 +1,47 @@
 import { prisma } from "@/lib/db/client";
 import { errors } from "@/lib/http/errors";
-import type { ProjectRole } from "@/lib/projects/schemas";
+import type { ProjectRole } from "@/lib/projects/roles";
 
 export const PROJECT_NOT_FOUND = "No project with this id, or you are not a member of it.";
 
+declare const accessBrand: unique symbol;
+
 /**
- * The caller's role in a project. Outsiders get 404 (the answer never
+ * Proof that `userId` is a member of `projectId` with `role`, resolved once
+ * per request (one query) by `resolveProjectAccess` and passed to every lib
+ * function that reads or changes the project. Only this module makes one.
+ */
+export type ProjectAccess = {
+  readonly userId: string;
+  readonly projectId: string;
+  readonly projectName: string;
+  readonly projectCreatedAt: Date;
+  readonly role: ProjectRole;
+  readonly [accessBrand]: true;
+};
+
+/**
+ * The caller's access to a project. Outsiders get 404 (the answer never
  * reveals that a project exists); with `required: "owner"`, members get 403.
  */
-export async function requireProjectRole(userId: string, projectId: string, required: ProjectRole = "member"): Promise<ProjectRole> {
+export async function resolveProjectAccess(userId: string, projectId: string, required: ProjectRole = "member"): Promise<ProjectAccess> {
   const membership = await prisma.membership.findUnique({
     where: { projectId_userId: { projectId, userId } },
-    select: { role: true },
+    select: { role: true, project: { select: { name: true, createdAt: true } } },
   });
   if (!membership) throw errors.notFound(PROJECT_NOT_FOUND);
-  if (required === "owner" && membership.role !== "owner") throw errors.forbidden("Only an owner of this project can do this.");
-  return membership.role;
+  const access = {
+    userId,
+    projectId,
+    projectName: membership.project.name,
+    projectCreatedAt: membership.project.createdAt,
+    role: membership.role,
+  } as ProjectAccess;
+  if (required === "owner") requireOwner(access);
+  return access;
+}
+
+/** 403 unless the access is an owner's. */
+export function requireOwner(access: ProjectAccess): void {
+  if (access.role !== "owner") throw errors.forbidden("Only an owner of this project can do this.");
 }

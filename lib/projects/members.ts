@@ -1,15 +1,14 @@
 import { prisma } from "@/lib/db/client";
 import { errors } from "@/lib/http/errors";
-import { PROJECT_NOT_FOUND, requireProjectRole } from "@/lib/projects/access";
-import type { ProjectRole } from "@/lib/projects/schemas";
+import { PROJECT_NOT_FOUND, type ProjectAccess } from "@/lib/projects/access";
+import type { ProjectRole } from "@/lib/projects/roles";
 
 export type ProjectMember = { userId: string; email: string; name: string | null; role: ProjectRole; joinedAt: string };
 
-/** A project's members, owners first (members of the project only). */
-export async function listMembers(userId: string, projectId: string): Promise<ProjectMember[]> {
-  await requireProjectRole(userId, projectId);
+/** A project's members, owners first. */
+export async function listMembers(access: ProjectAccess): Promise<ProjectMember[]> {
   const rows = await prisma.membership.findMany({
-    where: { projectId },
+    where: { projectId: access.projectId },
     orderBy: [{ role: "asc" }, { createdAt: "asc" }, { userId: "asc" }],
     select: { role: true, createdAt: true, user: { select: { id: true, email: true, name: true } } },
   });
@@ -21,7 +20,8 @@ export async function listMembers(userId: string, projectId: string): Promise<Pr
  * remove themself (leave). The last owner can't go: 409, so that a project
  * always keeps an owner.
  */
-export async function removeMember(userId: string, projectId: string, memberUserId: string): Promise<void> {
+export async function removeMember(access: ProjectAccess, memberUserId: string): Promise<void> {
+  const { projectId, userId } = access;
   await prisma.$transaction(async (tx) => {
     // Serializes removals in one project, so two owners can't remove each
     // other at once and leave none. NO KEY UPDATE does not block event inserts
@@ -29,6 +29,7 @@ export async function removeMember(userId: string, projectId: string, memberUser
     const locked = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM projects WHERE id = ${projectId} FOR NO KEY UPDATE`;
     if (locked.length === 0) throw errors.notFound(PROJECT_NOT_FOUND);
 
+    // Read again under the lock: the access was resolved before it.
     const memberships = await tx.membership.findMany({ where: { projectId }, select: { userId: true, role: true } });
     const caller = memberships.find((m) => m.userId === userId);
     if (!caller) throw errors.notFound(PROJECT_NOT_FOUND);

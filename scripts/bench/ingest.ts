@@ -47,7 +47,7 @@ async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void>
     };
   } catch {
     await client.end().catch(() => {});
-    const { startEphemeralPostgres } = await import("@/lib/db/embedded");
+    const { startEphemeralPostgres } = await import("@/tools/db/embedded");
     const db = await startEphemeralPostgres();
     return { url: db.url, kind: "embedded PGlite (in memory)", drop: () => db.stop() };
   }
@@ -106,7 +106,7 @@ async function main() {
   try {
     process.env.DATABASE_URL = db.url;
     process.env.TELLTALE_SECRET ??= randomBytes(32).toString("base64");
-    const { applyMigrations } = await import("@/lib/db/migrate");
+    const { applyMigrations } = await import("@/tools/db/migrate");
     await applyMigrations(db.url);
     const { createProject, findOrCreateUserByEmail } = await import("@/lib/projects/create-project");
     const owner = await findOrCreateUserByEmail("bench@example.test");

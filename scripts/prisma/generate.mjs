@@ -2,7 +2,7 @@
 // binary even though generate only asks it for --version, and downloads one;
 // where that download is impossible (offline, registry-only networks) the
 // stand-in script answers instead. Set PRISMA_SCHEMA_ENGINE_BINARY yourself to
-// use a real engine. Migrations never use it (see lib/db/migrate.ts).
+// use a real engine. Migrations never use it (see tools/db/migrate.ts).
 import { spawnSync } from "node:child_process";
 import { createRequire } from "node:module";
 import path from "node:path";

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { EventLevel, SelectedEvent } from "@/lib/ai/select-events";
+import type { EventLevel, SelectedEvent } from "@/lib/events/recent";
 
 /** A fixed instant the AI unit tests count from. */
 export const T0 = Date.parse("2025-03-01T10:00:00.000Z");

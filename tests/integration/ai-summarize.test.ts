@@ -1,3 +1,4 @@
+import { setEnv } from "@/tests/helpers/env";
 import { MockLanguageModelV4 } from "ai/test";
 import { v7 as uuidv7 } from "uuid";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
@@ -32,12 +33,12 @@ const AI_ENV = [
 const savedEnv = Object.fromEntries(AI_ENV.map((k) => [k, process.env[k]]));
 
 beforeEach(() => {
-  for (const k of AI_ENV) if (k !== "TELLTALE_LOG") delete process.env[k];
+  for (const k of AI_ENV) if (k !== "TELLTALE_LOG") setEnv(k, undefined);
   injected.model = null;
 });
 afterEach(() => {
   for (const k of AI_ENV) {
-    if (savedEnv[k] === undefined) delete process.env[k];
+    if (savedEnv[k] === undefined) setEnv(k, undefined);
     else process.env[k] = savedEnv[k];
   }
   injected.model = null;
@@ -368,7 +369,7 @@ describe("GET /api/ai/summarize: with a model", () => {
   });
 
   it("429 rate_limited with Retry-After past the per-user limit", async () => {
-    process.env.AI_RATE_LIMIT_PER_MINUTE = "3";
+    setEnv("AI_RATE_LIMIT_PER_MINUTE", "3");
     const { user, cookie } = await signedInUser();
     await projectOf(user.id);
     for (let i = 0; i < 3; i++) expect((await summarize("", { cookie })).status).toBe(200);
@@ -404,9 +405,9 @@ describe("GET /api/ai/summarize: a local OpenAI-compatible server", () => {
   }
 
   function useFake(extra: Record<string, string> = {}) {
-    process.env.OPENAI_BASE_URL = fake.baseURL;
-    process.env.AI_MODEL = "local-small";
-    process.env.AI_MAX_RETRIES = "0";
+    setEnv("OPENAI_BASE_URL", fake.baseURL);
+    setEnv("AI_MODEL", "local-small");
+    setEnv("AI_MAX_RETRIES", "0");
     Object.assign(process.env, extra);
   }
 

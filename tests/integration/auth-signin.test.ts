@@ -1,3 +1,4 @@
+import { stubEnv, unstubEnvs } from "@/tests/helpers/env";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { renderToStaticMarkup } from "react-dom/server";
 import { GET, POST } from "@/app/api/auth/[...nextauth]/route";
@@ -11,16 +12,16 @@ let ipSeq = 0;
 
 beforeAll(async () => {
   smtp = await startSmtpSink();
-  vi.stubEnv("EMAIL_SERVER", smtp.url);
+  stubEnv("EMAIL_SERVER", smtp.url);
 });
 afterAll(async () => {
-  vi.unstubAllEnvs();
+  unstubEnvs();
   await smtp.close();
 });
 beforeEach(() => {
   // Defaults for every test; a test may tighten them.
-  vi.stubEnv("SIGNIN_RATE_LIMIT_PER_EMAIL", "5");
-  vi.stubEnv("SIGNIN_RATE_LIMIT_PER_IP", "20");
+  stubEnv("SIGNIN_RATE_LIMIT_PER_EMAIL", "5");
+  stubEnv("SIGNIN_RATE_LIMIT_PER_IP", "20");
 });
 
 /** A browser-like cookie jar for one client. */
@@ -236,7 +237,7 @@ describe("sign-in rate limit", () => {
   });
 
   it("per client IP: spraying addresses from one IP is refused after the IP budget", async () => {
-    vi.stubEnv("SIGNIN_RATE_LIMIT_PER_IP", "3");
+    stubEnv("SIGNIN_RATE_LIMIT_PER_IP", "3");
     const client = new Client();
     const statuses: string[] = [];
     for (let i = 0; i < 4; i++) {
@@ -250,7 +251,7 @@ describe("sign-in rate limit", () => {
   });
 
   it("answers {url} JSON to next-auth/react's signIn() when limited", async () => {
-    vi.stubEnv("SIGNIN_RATE_LIMIT_PER_EMAIL", "1");
+    stubEnv("SIGNIN_RATE_LIMIT_PER_EMAIL", "1");
     const email = uniqueEmail("json");
     await new Client().requestLink(email);
     const client = new Client();
@@ -268,7 +269,7 @@ describe("sign-in rate limit", () => {
 
 describe("without EMAIL_SERVER", () => {
   it("in development prints the link in one marked log line and sends nothing", async () => {
-    vi.stubEnv("EMAIL_SERVER", "");
+    stubEnv("EMAIL_SERVER", "");
     const lines: string[] = [];
     const spy = vi.spyOn(console, "info").mockImplementation((...args: unknown[]) => void lines.push(args.join(" ")));
     try {
@@ -282,16 +283,16 @@ describe("without EMAIL_SERVER", () => {
       expect(smtp.mails.some((m) => m.to.includes(email))).toBe(false);
     } finally {
       spy.mockRestore();
-      vi.stubEnv("EMAIL_SERVER", smtp.url);
-      vi.stubEnv("TELLTALE_LOG", "silent");
+      stubEnv("EMAIL_SERVER", smtp.url);
+      stubEnv("TELLTALE_LOG", "silent");
     }
   });
 
   it("in production refuses to sign in and logs no link", async () => {
-    vi.stubEnv("EMAIL_SERVER", "");
-    vi.stubEnv("NODE_ENV", "production");
+    stubEnv("EMAIL_SERVER", "");
+    stubEnv("NODE_ENV", "production");
     // The logger is silenced for the test run; a leak must be visible here.
-    vi.stubEnv("TELLTALE_LOG", "");
+    stubEnv("TELLTALE_LOG", "");
     const lines: string[] = [];
     const spies = (["log", "info", "warn", "error"] as const).map((m) =>
       vi.spyOn(console, m).mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(" "))),
@@ -304,9 +305,9 @@ describe("without EMAIL_SERVER", () => {
       expect(lines.join("\n")).not.toContain("/signin/confirm");
     } finally {
       spies.forEach((s) => s.mockRestore());
-      vi.stubEnv("NODE_ENV", "test");
-      vi.stubEnv("EMAIL_SERVER", smtp.url);
-      vi.stubEnv("TELLTALE_LOG", "silent");
+      stubEnv("NODE_ENV", "test");
+      stubEnv("EMAIL_SERVER", smtp.url);
+      stubEnv("TELLTALE_LOG", "silent");
     }
   });
 });

@@ -2,7 +2,8 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { prisma } from "@/lib/db/client";
-import { decryptApiKey, hashApiKey } from "@/lib/keys/crypto";
+import { sha256Hex } from "@/lib/crypto/hash";
+import { decryptApiKey } from "@/lib/keys/crypto";
 import { sendEvent } from "@/tests/helpers/ingest";
 
 const run = promisify(execFile);
@@ -24,7 +25,7 @@ describe("npm run telltale -- project create", () => {
     const membership = await prisma.membership.findFirstOrThrow({ where: { projectId: created.id }, include: { user: true } });
     expect(membership).toMatchObject({ role: "owner", user: { email: owner } });
     const key = await prisma.apiKey.findFirstOrThrow({ where: { projectId: created.id } });
-    expect(key.hash).toBe(hashApiKey(created.apiKey));
+    expect(key.hash).toBe(sha256Hex(created.apiKey));
     expect(decryptApiKey(key.encrypted)).toBe(created.apiKey);
     expect((await sendEvent(created.apiKey, { level: "info", message: "from the CLI key", projectId: created.id })).status).toBe(201);
   }, 60_000);

@@ -1,3 +1,4 @@
+import { setEnv } from "@/tests/helpers/env";
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -6,8 +7,8 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
-import { DataDirLockedError, LOCK_FILE_NAME, readLiveOwner, startEmbeddedPostgres, type EmbeddedPostgres } from "@/lib/db/embedded";
-import { ensureDatabase } from "@/lib/db/ensure";
+import { DataDirLockedError, LOCK_FILE_NAME, readLiveOwner, startEmbeddedPostgres, type EmbeddedPostgres } from "@/tools/db/embedded";
+import { ensureDatabase } from "@/tools/db/ensure";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const OPEN_EMBEDDED = path.join(ROOT, "tests", "setup", "open-embedded.ts");
@@ -169,7 +170,7 @@ describe("embedded PostgreSQL data folder ownership", () => {
     const dataDir = tempDataDir();
     const owner = await start(dataDir);
     const saved = process.env.DATABASE_URL;
-    delete process.env.DATABASE_URL;
+    setEnv("DATABASE_URL", undefined);
     try {
       const attached = await ensureDatabase({ migrate: false, attach: true, dataDir });
       expect(attached).toMatchObject({ source: "attached", url: owner.url });
@@ -179,7 +180,7 @@ describe("embedded PostgreSQL data folder ownership", () => {
 
       await expect(ensureDatabase({ migrate: false, attach: false, dataDir })).rejects.toBeInstanceOf(DataDirLockedError);
     } finally {
-      process.env.DATABASE_URL = saved;
+      setEnv("DATABASE_URL", saved);
     }
   });
 });

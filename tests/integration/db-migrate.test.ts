@@ -6,8 +6,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { afterEach, describe, expect, inject, it } from "vitest";
-import { startEphemeralPostgres } from "@/lib/db/embedded";
-import { applyMigrations, diffMigrationsToSchema, listMigrations, migrationStatus, SCHEMA_PATH } from "@/lib/db/migrate";
+import { startEphemeralPostgres } from "@/tools/db/embedded";
+import { applyMigrations, diffMigrationsToSchema, listMigrations, migrationStatus, SCHEMA_PATH } from "@/tools/db/migrate";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const ALL = listMigrations().migrationDirectories.map((d) => d.path);

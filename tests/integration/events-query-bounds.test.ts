@@ -3,7 +3,9 @@ import { describe, expect, it } from "vitest";
 import { GET } from "@/app/api/projects/[id]/events/route";
 import { parseEventQuery } from "@/app/(dashboard)/projects/[id]/filters";
 import { prisma } from "@/lib/db/client";
-import { eventHistogram, listProjectEvents } from "@/lib/events/query";
+import { eventHistogram } from "@/lib/events/histogram";
+import { listProjectEvents } from "@/lib/events/list";
+import { resolveProjectAccess } from "@/lib/projects/access";
 import { createProject } from "@/lib/projects/create-project";
 import { apiRequest, callRoute, createUserWithSession } from "@/tests/helpers/session";
 
@@ -39,9 +41,10 @@ describe("events queries with values PostgreSQL would refuse", () => {
   it("dashboard: ?q=%00 and a year-0 custom range fall back to defaults and still answer", async () => {
     const { owner, project } = await ownedProject();
     const query = parseEventQuery({ q: "\u0000disk", range: "custom", from: "0000-01-01T00:00", to: "0000-01-02T00:00" });
+    const access = await resolveProjectAccess(owner.user.id, project.id);
     const [page, histogram] = await Promise.all([
-      listProjectEvents(owner.user.id, project.id, { q: query.q, since: query.since, until: query.until, cursor: query.cursor }),
-      eventHistogram(owner.user.id, project.id, { since: query.since, until: query.until }),
+      listProjectEvents(access, { q: query.q, since: query.since, until: query.until, cursor: query.cursor }),
+      eventHistogram(access, { since: query.since, until: query.until }),
     ]);
     expect(page.events.map((e) => e.message)).toEqual(["disk almost full"]);
     expect(histogram.reduce((n, b) => n + b.warn, 0)).toBe(1);

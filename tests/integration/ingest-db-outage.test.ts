@@ -1,3 +1,4 @@
+import { setEnv } from "@/tests/helpers/env";
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET as live } from "@/app/api/health/live/route";
@@ -46,8 +47,8 @@ beforeAll(async () => {
   viaProxy.hostname = "127.0.0.1";
   viaProxy.port = String(proxy.port);
   await disconnectDb();
-  process.env.DATABASE_URL = viaProxy.toString();
-  process.env.DATABASE_CONNECT_TIMEOUT_MS = "1000";
+  setEnv("DATABASE_URL", viaProxy.toString());
+  setEnv("DATABASE_CONNECT_TIMEOUT_MS", "1000");
 });
 
 afterAll(async () => {

@@ -105,10 +105,10 @@ it("lists envelope and per-event problems of a batch together", async () => {
 
 it("answers a wrong method with 405 problem details and an Allow header", async () => {
   const { GET, DELETE } = await import("@/app/api/events/route");
-  const res = await GET(new Request("http://localhost/api/events"));
+  const res = await GET(new Request("http://localhost/api/events"), { params: Promise.resolve({}) });
   expect(res.status).toBe(405);
   expect(res.headers.get("allow")).toBe("POST");
   expect(res.headers.get("content-type")).toBe("application/problem+json");
   expect(await res.json()).toMatchObject({ code: "method_not_allowed", detail: "GET is not supported here; use POST." });
-  expect((await DELETE(new Request("http://localhost/api/events", { method: "DELETE" }))).status).toBe(405);
+  expect((await DELETE(new Request("http://localhost/api/events", { method: "DELETE" }), { params: Promise.resolve({}) })).status).toBe(405);
 });

@@ -1,8 +1,9 @@
+import { setEnv } from "@/tests/helpers/env";
 import { describe, expect, it } from "vitest";
 import { countEvents, makeProject, sendBatch, sendEvent } from "@/tests/helpers/ingest";
 
 // The limiter reads INGEST_RATE_LIMIT once; this file runs in its own worker.
-process.env.INGEST_RATE_LIMIT = "5";
+setEnv("INGEST_RATE_LIMIT", "5");
 
 const event = (projectId: string) => ({ level: "info", message: "tick", projectId });
 

@@ -1,3 +1,4 @@
+import { stubEnv, unstubEnvs } from "@/tests/helpers/env";
 import { createHash, randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { GET as listProjectInvitationsRoute, POST as inviteRoute } from "@/app/api/projects/[id]/invitations/route";
@@ -12,11 +13,11 @@ let smtp: Awaited<ReturnType<typeof startSmtpSink>>;
 
 beforeAll(async () => {
   smtp = await startSmtpSink();
-  vi.stubEnv("EMAIL_SERVER", smtp.url);
-  vi.stubEnv("EMAIL_FROM", "Telltale Test <telltale@example.test>");
+  stubEnv("EMAIL_SERVER", smtp.url);
+  stubEnv("EMAIL_FROM", "Telltale Test <telltale@example.test>");
 });
 afterAll(async () => {
-  vi.unstubAllEnvs();
+  unstubEnvs();
   await smtp.close();
 });
 
@@ -35,18 +36,18 @@ const sha256 = (s: string) => createHash("sha256").update(s).digest("hex");
 
 describe("POST /api/projects/:id/invitations", () => {
   it("without AUTH_URL or AUTH_TRUST_HOST, the link uses the request's own Host, never a forged X-Forwarded-Host", async () => {
-    vi.stubEnv("AUTH_TRUST_HOST", undefined);
+    stubEnv("AUTH_TRUST_HOST", undefined);
     try {
       const { owner, project } = await team();
       const forged = { "x-forwarded-host": "evil.example", "x-forwarded-proto": "https" };
       const { status, body } = await invite(project.id, owner.cookie, { email: uniqueEmail("forged"), role: "member" }, forged);
       expect(status).toBe(201);
       expect(body.inviteUrl).toMatch(/^http:\/\/localhost:3000\/invitations\//);
-      vi.stubEnv("AUTH_TRUST_HOST", "true"); // behind a proxy the operator trusts
+      stubEnv("AUTH_TRUST_HOST", "true"); // behind a proxy the operator trusts
       const proxied = await invite(project.id, owner.cookie, { email: uniqueEmail("proxied"), role: "member" }, forged);
       expect(proxied.body.inviteUrl).toMatch(/^https:\/\/evil\.example\/invitations\//);
     } finally {
-      vi.stubEnv("AUTH_TRUST_HOST", "true");
+      stubEnv("AUTH_TRUST_HOST", "true");
     }
   });
 
@@ -123,9 +124,9 @@ describe("POST /api/projects/:id/invitations", () => {
 
   it("without EMAIL_SERVER the invitation stands, emailSent is false, and the link is not logged", async () => {
     const { owner, project } = await team();
-    vi.stubEnv("EMAIL_SERVER", "");
+    stubEnv("EMAIL_SERVER", "");
     // The logger is silenced for the test run; a leak must be visible here.
-    vi.stubEnv("TELLTALE_LOG", "");
+    stubEnv("TELLTALE_LOG", "");
     const logged: string[] = [];
     const spies = (["log", "info", "warn", "error"] as const).map((m) =>
       vi.spyOn(console, m).mockImplementation((...args: unknown[]) => void logged.push(args.join(" "))),
@@ -136,8 +137,8 @@ describe("POST /api/projects/:id/invitations", () => {
       expect(logged.join("\n")).not.toContain(tokenOf(body.inviteUrl));
     } finally {
       spies.forEach((s) => s.mockRestore());
-      vi.stubEnv("EMAIL_SERVER", smtp.url);
-      vi.stubEnv("TELLTALE_LOG", "silent");
+      stubEnv("EMAIL_SERVER", smtp.url);
+      stubEnv("TELLTALE_LOG", "silent");
     }
   });
 });

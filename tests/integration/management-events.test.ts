@@ -2,7 +2,9 @@ import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { GET } from "@/app/api/projects/[id]/events/route";
 import { prisma } from "@/lib/db/client";
-import { encodeCursor, eventHistogram, listProjectEvents } from "@/lib/events/query";
+import { encodeCursor } from "@/lib/events/cursor";
+import { eventHistogram } from "@/lib/events/histogram";
+import { resolveProjectAccess } from "@/lib/projects/access";
 import { createProject } from "@/lib/projects/create-project";
 import { apiRequest, callRoute, createUserWithSession } from "@/tests/helpers/session";
 
@@ -189,11 +191,11 @@ describe("GET /api/projects/:id/events", () => {
   it("another tenant sees nothing, whatever cursor or filter it sends", async () => {
     const a = await projectWithEvents([{ at: minute(1), message: "secret of A" }]);
     const b = await projectWithEvents([{ at: minute(1), message: "B's own" }]);
-    const foreignCursor = encodeCursor({ receivedAt: new Date(minute(30)), id: a.rows[0]!.id });
+    const foreignCursor = encodeCursor({ at: new Date(minute(30)), id: a.rows[0]!.id });
     const asB = await page(b.owner.cookie, b.project.id, `?cursor=${foreignCursor}&q=secret`);
     expect(asB.body.events).toEqual([]);
     expect((await page(b.owner.cookie, a.project.id)).status).toBe(404);
-    await expect(listProjectEvents(b.owner.user.id, a.project.id)).rejects.toMatchObject({ status: 404 });
+    await expect(resolveProjectAccess(b.owner.user.id, a.project.id)).rejects.toMatchObject({ status: 404 });
   });
 });
 
@@ -207,7 +209,7 @@ describe("eventHistogram", () => {
       { at: "2026-01-03T00:00:00Z", level: "info" }, // == until: excluded
     ]);
     // Two days: hourly buckets.
-    const buckets = await eventHistogram(owner.user.id, project.id, { since: new Date("2026-01-01T00:00:00Z"), until: new Date("2026-01-03T00:00:00Z") });
+    const buckets = await eventHistogram(await resolveProjectAccess(owner.user.id, project.id), { since: new Date("2026-01-01T00:00:00Z"), until: new Date("2026-01-03T00:00:00Z") });
     expect(buckets).toHaveLength(48);
     expect(buckets[0]!.bucket).toBe("2026-01-01T00:00:00.000Z");
     expect(buckets[1]!.bucket).toBe("2026-01-01T01:00:00.000Z");
@@ -216,6 +218,6 @@ describe("eventHistogram", () => {
       { bucket: "2026-01-01T12:00:00.000Z", error: 0, warn: 0, info: 1 },
     ]);
     const outsider = await createUserWithSession();
-    await expect(eventHistogram(outsider.user.id, project.id)).rejects.toMatchObject({ status: 404 });
+    await expect(resolveProjectAccess(outsider.user.id, project.id)).rejects.toMatchObject({ status: 404 });
   });
 });

@@ -1,3 +1,4 @@
+import { setEnv } from "@/tests/helpers/env";
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import * as projectsRoute from "@/app/api/projects/route";
@@ -259,14 +260,15 @@ describe("a key sealed under another TELLTALE_SECRET", () => {
     const { prisma } = await import("@/lib/db/client");
     const { encryptApiKey } = await import("@/lib/keys/crypto");
     const { makeProject, sendEvent } = await import("@/tests/helpers/ingest");
-    const { getProjectForMember } = await import("@/lib/projects/service");
+    const { getProjectDetails } = await import("@/lib/projects/service");
+    const { resolveProjectAccess } = await import("@/lib/projects/access");
     const p = await makeProject();
     const previous = process.env.TELLTALE_SECRET;
-    process.env.TELLTALE_SECRET = "a-different-secret-a-different-secret-0123";
+    setEnv("TELLTALE_SECRET", "a-different-secret-a-different-secret-0123");
     const foreign = encryptApiKey(p.apiKey);
-    process.env.TELLTALE_SECRET = previous;
+    setEnv("TELLTALE_SECRET", previous);
     await prisma.apiKey.updateMany({ where: { projectId: p.id }, data: { encrypted: foreign } });
-    const details = await getProjectForMember(p.ownerId, p.id);
+    const details = await getProjectDetails(await resolveProjectAccess(p.ownerId, p.id));
     expect(details.apiKey).toBeNull();
     expect(details.name).toBe(p.name);
     expect((await sendEvent(p.apiKey, { level: "info", message: "still ingests", projectId: p.id })).status).toBe(201);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { prisma } from "@/lib/db/client";
 import { requireSessionUser } from "@/lib/auth/session";
-import { SESSION_MAX_AGE_SECONDS } from "@/lib/auth/session-lifetime";
+import { SESSION_MAX_AGE_SECONDS } from "@/lib/auth/lifetimes";
 import { apiRequest, createUserWithSession } from "@/tests/helpers/session";
 
 const DAY = 86_400_000;

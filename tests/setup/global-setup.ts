@@ -11,8 +11,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
-import { startEmbeddedPostgres } from "@/lib/db/embedded";
-import { applyMigrations } from "@/lib/db/migrate";
+import { startEmbeddedPostgres } from "@/tools/db/embedded";
+import { applyMigrations } from "@/tools/db/migrate";
 
 declare module "vitest" {
   export interface ProvidedContext {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { buildDigest, type DigestInput } from "@/lib/ai/digest";
 import { groupEvents } from "@/lib/ai/group-events";
-import type { SelectedEvent } from "@/lib/ai/select-events";
+import type { SelectedEvent } from "@/lib/events/recent";
 import { selectedEvent as event, T0 } from "@/tests/helpers/ai-events";
 
 function digestOf(events: SelectedEvent[], opts: { newMessages?: string[]; since?: Date | null } = {}): string {

@@ -1,11 +1,13 @@
+import { stubEnv, unstubEnvs } from "@/tests/helpers/env";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { assertSameOrigin } from "@/lib/auth/same-origin";
-import { requireSessionUser, sessionTokenFromCookieHeader } from "@/lib/auth/session";
-import { clientIp, consumeSignInAttempt, signInLimits } from "@/lib/auth/sign-in-rate-limit";
+import { sessionTokenFromCookieHeader } from "@/lib/auth/cookies";
+import { requireSessionUser } from "@/lib/auth/session";
+import { clientIp, consumeSignInAttempt } from "@/lib/auth/sign-in-rate-limit";
 import { authCallbackAction, confirmationUrl } from "@/lib/auth/sign-in-email";
 import { publicOrigin } from "@/lib/auth/public-origin";
 
-afterEach(() => vi.unstubAllEnvs());
+afterEach(() => unstubEnvs());
 
 function req(method: string, headers: Record<string, string>, url = "http://localhost:3000/api/projects") {
   return new Request(url, { method, headers });
@@ -43,7 +45,7 @@ describe("assertSameOrigin", () => {
     expect(originVerdict("POST", {})).toBe(200);
     expect(originVerdict("POST", { origin: "https://telltale.example", "x-forwarded-host": "telltale.example" })).toBe(200);
     expect(originVerdict("POST", { origin: "https://TellTale.example", host: "telltale.example:443" })).toBe(200);
-    vi.stubEnv("AUTH_URL", "https://logs.example.com/api/auth");
+    stubEnv("AUTH_URL", "https://logs.example.com/api/auth");
     expect(originVerdict("POST", { origin: "https://logs.example.com" })).toBe(200);
   });
 });
@@ -59,14 +61,14 @@ describe("session cookie", () => {
     expect(sessionTokenFromCookieHeader(null)).toBeNull();
   });
 
-  it("401 unauthenticated without a cookie; with rejectBearer, any Bearer header is 401 api_key_not_accepted first", async () => {
+  it("401 unauthenticated without a cookie; any Bearer header is 401 api_key_not_accepted first", async () => {
     await expect(requireSessionUser(req("GET", {}))).rejects.toMatchObject({ status: 401, code: "unauthenticated" });
     for (const authorization of ["Bearer tlt_x", "bearer", "  BEARER abc"]) {
       await expect(
-        requireSessionUser(req("GET", { authorization, cookie: "authjs.session-token=whatever" }), { rejectBearer: true }),
+        requireSessionUser(req("GET", { authorization, cookie: "authjs.session-token=whatever" })),
       ).rejects.toMatchObject({ status: 401, code: "api_key_not_accepted" });
     }
-    await expect(requireSessionUser(req("GET", { authorization: "Basic x" }), { rejectBearer: true })).rejects.toMatchObject({ code: "unauthenticated" });
+    await expect(requireSessionUser(req("GET", { authorization: "Basic x" }))).rejects.toMatchObject({ code: "unauthenticated" });
   });
 });
 
@@ -83,20 +85,9 @@ describe("sign-in links", () => {
 });
 
 describe("sign-in rate limit", () => {
-  it("reads its limits from the environment, with defaults", () => {
-    expect(signInLimits({})).toEqual({ perEmail: 5, perIp: 20, windowSeconds: 900 });
-    expect(signInLimits({ SIGNIN_RATE_LIMIT_PER_EMAIL: "2", SIGNIN_RATE_LIMIT_PER_IP: "0", SIGNIN_RATE_LIMIT_WINDOW_SECONDS: "60" })).toEqual({
-      perEmail: 2,
-      perIp: 0,
-      windowSeconds: 60,
-    });
-    expect(() => signInLimits({ SIGNIN_RATE_LIMIT_PER_EMAIL: "-1" })).toThrow(/SIGNIN_RATE_LIMIT_PER_EMAIL/);
-    expect(() => signInLimits({ SIGNIN_RATE_LIMIT_PER_IP: "x" })).toThrow(/SIGNIN_RATE_LIMIT_PER_IP/);
-  });
-
   it("counts per address case-insensitively and per IP; 0 turns a limit off", async () => {
-    vi.stubEnv("SIGNIN_RATE_LIMIT_PER_EMAIL", "2");
-    vi.stubEnv("SIGNIN_RATE_LIMIT_PER_IP", "0");
+    stubEnv("SIGNIN_RATE_LIMIT_PER_EMAIL", "2");
+    stubEnv("SIGNIN_RATE_LIMIT_PER_IP", "0");
     const email = `unit-${Date.now()}@example.test`;
     expect(await consumeSignInAttempt({ email, ip: "1.1.1.1" })).toEqual({ allowed: true });
     expect(await consumeSignInAttempt({ email: email.toUpperCase(), ip: "2.2.2.2" })).toEqual({ allowed: true });
@@ -104,8 +95,8 @@ describe("sign-in rate limit", () => {
     expect(third.allowed).toBe(false);
     expect(third.allowed === false && third.retryAfterSeconds).toBeGreaterThan(0);
 
-    vi.stubEnv("SIGNIN_RATE_LIMIT_PER_EMAIL", "0");
-    vi.stubEnv("SIGNIN_RATE_LIMIT_PER_IP", "1");
+    stubEnv("SIGNIN_RATE_LIMIT_PER_EMAIL", "0");
+    stubEnv("SIGNIN_RATE_LIMIT_PER_IP", "1");
     expect(await consumeSignInAttempt({ email: "a@x.io", ip: "9.9.9.9" })).toEqual({ allowed: true });
     expect((await consumeSignInAttempt({ email: "b@x.io", ip: "9.9.9.9" })).allowed).toBe(false);
     expect((await consumeSignInAttempt({ email: "c@x.io", ip: "9.9.9.8" })).allowed).toBe(true);
@@ -121,25 +112,25 @@ describe("sign-in rate limit", () => {
 
 describe("publicOrigin", () => {
   it("prefers AUTH_URL, then (AUTH_TRUST_HOST=true) the proxy's forwarded host and scheme, then the request", () => {
-    vi.stubEnv("AUTH_TRUST_HOST", "true");
+    stubEnv("AUTH_TRUST_HOST", "true");
     expect(publicOrigin(req("POST", { "x-forwarded-host": "logs.example", "x-forwarded-proto": "https" }))).toBe("https://logs.example");
     expect(publicOrigin(req("POST", { host: "localhost:3000" }))).toBe("http://localhost:3000");
-    vi.stubEnv("AUTH_URL", "https://telltale.example/api/auth");
+    stubEnv("AUTH_URL", "https://telltale.example/api/auth");
     expect(publicOrigin(req("POST", { "x-forwarded-host": "other.example" }))).toBe("https://telltale.example");
   });
 
   it("without AUTH_TRUST_HOST or AUTH_URL, ignores X-Forwarded-Host/Proto and uses the request's own Host", () => {
-    vi.stubEnv("AUTH_TRUST_HOST", "");
-    vi.stubEnv("AUTH_URL", "");
+    stubEnv("AUTH_TRUST_HOST", "");
+    stubEnv("AUTH_URL", "");
     const forged = { host: "localhost:3000", "x-forwarded-host": "evil.example", "x-forwarded-proto": "https" };
     expect(publicOrigin(req("POST", forged))).toBe("http://localhost:3000");
-    vi.stubEnv("AUTH_TRUST_HOST", "false");
+    stubEnv("AUTH_TRUST_HOST", "false");
     expect(publicOrigin(req("POST", forged))).toBe("http://localhost:3000");
   });
 
   it("never builds an origin from a Host that is not a host name", () => {
-    vi.stubEnv("AUTH_TRUST_HOST", "true");
-    vi.stubEnv("AUTH_URL", "");
+    stubEnv("AUTH_TRUST_HOST", "true");
+    stubEnv("AUTH_URL", "");
     expect(publicOrigin(req("POST", { "x-forwarded-host": "evil.example/path", host: "localhost:3000" }))).toBe("http://localhost:3000");
     expect(publicOrigin(req("POST", { "x-forwarded-host": "a@evil.example" }))).toBe("http://localhost:3000");
     expect(publicOrigin(req("POST", { "x-forwarded-host": "[::1]:8080" }))).toBe("http://[::1]:8080");

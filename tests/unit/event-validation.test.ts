@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { parseEventBatchBody, parseEventBody, parseIdempotencyKey } from "@/lib/events/ingest";
+import { parseEventBatchBody, parseEventBody } from "@/lib/events/ingest";
+import { idempotencyKeyOf } from "@/lib/http/input";
+
+const parseIdempotencyKey = (value: string | null) =>
+  idempotencyKeyOf(new Request("http://x/", { headers: value === null ? {} : { "idempotency-key": value } }));
 import { AppError } from "@/lib/http/errors";
 
 const valid = { level: "error", message: "Payment failed", projectId: "p1" };

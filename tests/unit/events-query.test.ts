@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { AppError } from "@/lib/http/errors";
-import { decodeCursor, encodeCursor, escapeLike, eventHistogram, histogramBucketMs, listProjectEvents, parseEventsQuery, parseTimeParam } from "@/lib/events/query";
+import { decodeCursor, encodeCursor } from "@/lib/events/cursor";
+import { parseEventsQuery, parseTimeParam } from "@/lib/events/filters";
+import { eventHistogram, histogramBucketMs } from "@/lib/events/histogram";
+import { escapeLike, listProjectEvents } from "@/lib/events/list";
+import type { ProjectAccess } from "@/lib/projects/access";
+
+// Only its ids matter to code that refuses input before any query.
+const nobody = { userId: "nobody", projectId: "nothing" } as ProjectAccess;
 
 const ID = "0190f2c4-8a1b-7c3d-9e4f-123456789abc";
 
@@ -16,7 +23,7 @@ function problems(query: Record<string, string>): string[] {
 
 describe("events cursor", () => {
   it("round-trips the position and is URL-safe", () => {
-    const position = { receivedAt: new Date("2026-03-04T05:06:07.089Z"), id: ID };
+    const position = { at: new Date("2026-03-04T05:06:07.089Z"), id: ID };
     const cursor = encodeCursor(position);
     expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
     expect(decodeCursor(cursor)).toEqual(position);
@@ -50,7 +57,7 @@ describe("parseTimeParam", () => {
 
 describe("parseEventsQuery", () => {
   it("parses every filter", () => {
-    const cursor = encodeCursor({ receivedAt: new Date(0), id: ID });
+    const cursor = encodeCursor({ at: new Date(0), id: ID });
     expect(parseEventsQuery({ level: "error, WARN", q: "  timeout ", since: "0", until: "2026-01-01", cursor, limit: "200", other: "ignored" })).toEqual({
       level: ["error", "warn"],
       q: "timeout",
@@ -81,7 +88,7 @@ describe("times the database cannot take", () => {
   it("refuses a cursor whose time lies beyond year 9999", () => {
     expect(decodeCursor(enc(`v1.999999999999999.${ID}`))).toBeNull();
     expect(decodeCursor(enc(`v1.253402300800000.${ID}`))).toBeNull(); // 10000-01-01
-    expect(decodeCursor(enc(`v1.253402300799999.${ID}`))?.receivedAt.toISOString()).toBe("9999-12-31T23:59:59.999Z");
+    expect(decodeCursor(enc(`v1.253402300799999.${ID}`))?.at.toISOString()).toBe("9999-12-31T23:59:59.999Z");
     expect(problems({ cursor: enc(`v1.999999999999999.${ID}`) })).toEqual(["cursor"]);
   });
 
@@ -96,8 +103,8 @@ describe("times the database cannot take", () => {
 
   it("checks dates handed in by code too: 400 validation_failed, before any query", async () => {
     for (const since of [new Date("0000-01-01T00:00:00Z"), new Date(8.64e15)]) {
-      await expect(listProjectEvents("nobody", "nothing", { since })).rejects.toMatchObject({ code: "validation_failed", errors: [{ path: "since" }] });
-      await expect(eventHistogram("nobody", "nothing", { since })).rejects.toMatchObject({ code: "validation_failed" });
+      await expect(listProjectEvents(nobody, { since })).rejects.toMatchObject({ code: "validation_failed", errors: [{ path: "since" }] });
+      await expect(eventHistogram(nobody, { since })).rejects.toMatchObject({ code: "validation_failed" });
     }
   });
 });

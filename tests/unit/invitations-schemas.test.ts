@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createInvitationBodySchema, invitationTokenSchema } from "@/lib/invitations/schemas";
-import { generateInvitationToken, hashInvitationToken } from "@/lib/invitations/token";
+import { sha256Hex as hashInvitationToken } from "@/lib/crypto/hash";
+import { generateInvitationToken } from "@/lib/invitations/schemas";
 
 describe("createInvitationBodySchema", () => {
   it("normalizes the address and defaults the role to member", () => {

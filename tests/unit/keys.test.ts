@@ -1,6 +1,8 @@
+import { setEnv } from "@/tests/helpers/env";
 import { beforeAll, describe, expect, it } from "vitest";
 import { generateApiKey, isWellFormedApiKey, KEY_LENGTH, maskApiKey } from "@/lib/keys/format";
-import { decryptApiKey, encryptApiKey, hashApiKey } from "@/lib/keys/crypto";
+import { sha256Hex as hashApiKey } from "@/lib/crypto/hash";
+import { decryptApiKey, encryptApiKey } from "@/lib/keys/crypto";
 
 beforeAll(() => {
   process.env.TELLTALE_SECRET ??= "unit-test-secret-unit-test-secret-0123456789";
@@ -65,11 +67,11 @@ describe("API key storage", () => {
   it("cannot decrypt under another server secret", () => {
     const sealed = encryptApiKey(generateApiKey());
     const previous = process.env.TELLTALE_SECRET;
-    process.env.TELLTALE_SECRET = "another-secret-another-secret-0123456789";
+    setEnv("TELLTALE_SECRET", "another-secret-another-secret-0123456789");
     try {
       expect(() => decryptApiKey(sealed)).toThrow();
     } finally {
-      process.env.TELLTALE_SECRET = previous;
+      setEnv("TELLTALE_SECRET", previous);
     }
   });
 });

@@ -1,3 +1,4 @@
+import { setEnv } from "@/tests/helpers/env";
 import { describe, expect, it, vi } from "vitest";
 import { AppError, errors } from "@/lib/http/errors";
 import { errorToResponse, problemResponse } from "@/lib/http/problem";
@@ -19,14 +20,16 @@ describe("problem details", () => {
   });
 
   it("carries extra headers (Retry-After, WWW-Authenticate)", () => {
-    expect(problemResponse(errors.rateLimited(3)).headers.get("retry-after")).toBe("3");
+    expect(problemResponse(errors.rateLimited({ retryAfterSeconds: 3 })).headers.get("retry-after")).toBe("3");
+    const refused = problemResponse(errors.rateLimited({ allowed: false, limit: 10, remaining: 0, resetSeconds: 4, windowSeconds: 60 })).headers;
+    expect([refused.get("retry-after"), refused.get("ratelimit-limit"), refused.get("ratelimit-remaining"), refused.get("ratelimit-policy")]).toEqual(["4", "10", "0", "10;w=60"]);
     expect(problemResponse(errors.missingApiKey()).headers.get("www-authenticate")).toMatch(/^Bearer/);
   });
 
   it("maps an unknown error to a 500 with a request id and no internals", async () => {
     const log = vi.spyOn(console, "error").mockImplementation(() => {});
     const prev = process.env.TELLTALE_LOG;
-    delete process.env.TELLTALE_LOG;
+    setEnv("TELLTALE_LOG", undefined);
     try {
       const res = errorToResponse(new Error('relation "secret_table" does not exist; key tlt_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789ab'), "req-123");
       const body = await res.json();
@@ -38,7 +41,7 @@ describe("problem details", () => {
       expect(logged).toContain("req-123");
       expect(logged).not.toContain("tlt_ABCDEFGHIJKLMNOPQRSTUVWXYZ");
     } finally {
-      process.env.TELLTALE_LOG = prev;
+      setEnv("TELLTALE_LOG", prev);
       log.mockRestore();
     }
   });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { AppError } from "@/lib/http/errors";
-import { createProjectBodySchema, memberParamsSchema, parseInput, parsePathParams, projectParamsSchema, queryObject } from "@/lib/projects/schemas";
+import { parseInput, parsePathParams, queryObject } from "@/lib/http/input";
+import { createProjectBodySchema, memberParamsSchema, projectParamsSchema } from "@/lib/projects/schemas";
 
 function thrown(fn: () => unknown): AppError {
   try {
@@ -53,7 +54,9 @@ describe("parsePathParams", () => {
 });
 
 describe("queryObject", () => {
-  it("keeps the first value of each name", () => {
-    expect(queryObject(new Request("http://x/p?a=1&b=2&a=3&c="))).toEqual({ a: "1", b: "2", c: "" });
+  it("reads each name once and refuses a name given twice (400), naming it", () => {
+    expect(queryObject(new Request("http://x/p?a=1&b=2&c="))).toEqual({ a: "1", b: "2", c: "" });
+    const error = thrown(() => queryObject(new Request("http://x/p?a=1&b=2&a=3")));
+    expect([error.status, error.code, error.errors]).toEqual([400, "validation_failed", [{ path: "a", message: "Give a at most once." }]]);
   });
 });

@@ -119,7 +119,7 @@ export default async function ProjectsPage() {
                       )}
                     </div>
                     {masks[i] ? (
-                      <ApiKeyField key={masks[i]} projectName={project.name} masked={masks[i]} reveal={revealKeyAction.bind(null, project.id)} />
+                      <ApiKeyField key={masks[i]} projectName={project.name} masked={masks[i]} reveal={revealKeyAction.bind(null, null, { projectId: project.id })} />
                     ) : (
                       <p className="text-sm text-zinc-500">No active key. An owner can create one with Rotate.</p>
                     )}

@@ -4,7 +4,7 @@ import { apiRoute } from "@/lib/http/route";
 export const dynamic = "force-dynamic";
 
 /** Unknown API paths answer problem details too, not the HTML 404 page. */
-const notFound = apiRoute<{ path: string[] }>(async (request) => {
+const notFound = apiRoute(async (request) => {
   throw errors.notFound(`There is no API endpoint ${new URL(request.url).pathname}. See docs/api.md.`);
 });
 

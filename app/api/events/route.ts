@@ -1,9 +1,12 @@
-import { handleIngestRequest } from "@/lib/events/ingest-request";
-import { apiRoute, otherMethods } from "@/lib/http/route";
+import { ingestBodyLimit, ingestEvent, ingestRateLimit, parseEventBody } from "@/lib/events/ingest";
+import { idempotencyKeyOf } from "@/lib/http/input";
+import { apiKeyRoute, created, otherMethods } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";
 
 /** POST /api/events: one event, authenticated by the project's API key. */
-export const POST = apiRoute((request) => handleIngestRequest(request, "single"));
+export const POST = apiKeyRoute({ bodyLimit: ingestBodyLimit.single, rateLimit: ingestRateLimit }, async ({ request, key, body }) =>
+  created(await ingestEvent(key, parseEventBody(body), { idempotencyKey: idempotencyKeyOf(request) })),
+);
 
 export const { GET, PUT, PATCH, DELETE } = otherMethods("POST");

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { AuthCard } from "@/components/auth-card";
 import { buttonClass } from "@/components/button";
+import { SIGN_IN_LINK_LIFETIME_TEXT } from "@/lib/auth/lifetimes";
 import { authCallbackAction } from "@/lib/auth/sign-in-email";
 
 export const metadata: Metadata = { title: "Confirm sign-in" };
@@ -33,7 +34,7 @@ export default async function ConfirmSignInPage({ searchParams }: { searchParams
               Sign in
             </button>
           </form>
-          <p className="mt-4 text-xs text-zinc-500 dark:text-zinc-400">The link works once and expires 15 minutes after it was sent.</p>
+          <p className="mt-4 text-xs text-zinc-500 dark:text-zinc-400">The link works once and expires {SIGN_IN_LINK_LIFETIME_TEXT} after it was sent.</p>
         </>
       ) : (
         <p className="text-sm text-zinc-600 dark:text-zinc-400">

@@ -8,8 +8,8 @@
  * Prints one line `READY <url>` once the schema is in place, then serves
  * until SIGTERM/SIGINT.
  */
-import { startEmbeddedPostgres } from "@/lib/db/embedded";
-import { applyMigrations } from "@/lib/db/migrate";
+import { startEmbeddedPostgres } from "@/tools/db/embedded";
+import { applyMigrations } from "@/tools/db/migrate";
 
 async function main(): Promise<void> {
   const dataDir = process.argv[2];

@@ -1,7 +1,8 @@
 import type { EventFilterValues } from "@/components/event-filters";
-import { decodeCursor, supportedTime } from "@/lib/events/query";
+import { cursorParamSchema, levelsParamSchema, MAX_SEARCH_CHARS, searchTextSchema } from "@/lib/events/filters";
+import type { EventLevel } from "@/lib/events/schema";
+import { supportedTime } from "@/lib/events/time";
 
-export type Level = "error" | "warn" | "info";
 type SearchParams = Record<string, string | string[] | undefined>;
 
 const RANGE_MS: Record<string, number> = { "1h": 3_600_000, "24h": 86_400_000, "7d": 7 * 86_400_000, "30d": 30 * 86_400_000 };
@@ -9,7 +10,7 @@ export const DEFAULT_RANGE = "24h";
 
 export type EventQuery = {
   values: EventFilterValues;
-  level?: Level;
+  level?: EventLevel[];
   q?: string;
   since: Date;
   until?: Date;
@@ -35,11 +36,21 @@ function parseLocal(value: string, tz: string): Date | undefined {
 // Typed or pasted control characters (NUL even fails in PostgreSQL) match nothing anyway.
 const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/g;
 
-/** The events page's URL -> what to ask the query layer. Unknown values fall back to defaults. */
+/** A URL value through the API's schema; what it refuses falls back to `undefined` (the default view). */
+function lenient<T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false } }, value: string): T | undefined {
+  if (!value) return undefined;
+  const result = schema.safeParse(value);
+  return result.success ? result.data : undefined;
+}
+
+/**
+ * The events page's URL -> what to ask the query layer, by the API's rules
+ * (lib/events/filters.ts); a value the API would refuse means the default
+ * view here, because a page never answers 400.
+ */
 export function parseEventQuery(params: SearchParams, now = new Date()): EventQuery {
-  const levelParam = single(params.level);
-  const level = levelParam === "error" || levelParam === "warn" || levelParam === "info" ? levelParam : undefined;
-  const q = single(params.q).replace(CONTROL_CHARS, "").trim().slice(0, 200);
+  const level = lenient(levelsParamSchema, single(params.level));
+  const q = lenient(searchTextSchema, single(params.q).replace(CONTROL_CHARS, "").slice(0, MAX_SEARCH_CHARS));
   let range = single(params.range) || DEFAULT_RANGE;
   if (range !== "custom" && !(range in RANGE_MS)) range = DEFAULT_RANGE;
   const from = single(params.from);
@@ -55,16 +66,14 @@ export function parseEventQuery(params: SearchParams, now = new Date()): EventQu
     // A start in the future would make an empty, inverted range.
     if (!until && since >= now) since = new Date(now.getTime() - RANGE_MS[DEFAULT_RANGE]!);
   }
-  // A cursor that is not ours (an edited URL) just means the newest page.
-  const rawCursor = single(params.cursor);
-  const cursor = rawCursor && decodeCursor(rawCursor) ? rawCursor : undefined;
-  return { values: { level: level ?? "", q, range, from, to }, level, q: q || undefined, since, until, cursor };
+  const cursor = lenient(cursorParamSchema, single(params.cursor));
+  return { values: { level: level?.length === 1 ? level[0]! : "", q: q ?? "", range, from, to }, level, q, since, until, cursor };
 }
 
 /** The same filters as URL parameters, with a different cursor (or none: the newest page). */
 export function eventQueryString(query: EventQuery, cursor?: string, tz?: string): string {
   const params = new URLSearchParams();
-  if (query.level) params.set("level", query.level);
+  if (query.level) params.set("level", query.level.join(","));
   if (query.q) params.set("q", query.q);
   if (query.values.range !== DEFAULT_RANGE) params.set("range", query.values.range);
   if (query.values.range === "custom") {

@@ -1,12 +1,11 @@
 import Link from "next/link";
 import { ProjectTabs } from "@/components/project-tabs";
 import { RoleBadge } from "@/components/role-badge";
-import { projectForMember, requireUser } from "../../session";
+import { projectAccess } from "../../session";
 
 export default async function ProjectLayout({ children, params }: { children: React.ReactNode; params: Promise<{ id: string }> }) {
   const { id } = await params;
-  const user = await requireUser(`/projects/${id}`);
-  const project = await projectForMember(user.id, id);
+  const access = await projectAccess(id);
 
   return (
     <div className="space-y-6">
@@ -17,10 +16,10 @@ export default async function ProjectLayout({ children, params }: { children: Re
           </Link>
         </p>
         <h1 className="flex flex-wrap items-center gap-2 text-2xl font-semibold tracking-tight">
-          <span className="min-w-0 break-words">{project.name}</span>
-          <RoleBadge role={project.role} />
+          <span className="min-w-0 break-words">{access.projectName}</span>
+          <RoleBadge role={access.role} />
         </h1>
-        <ProjectTabs projectId={project.id} />
+        <ProjectTabs projectId={access.projectId} />
       </div>
       {children}
     </div>

@@ -7,8 +7,9 @@ import { EventList } from "@/components/event-list";
 import { EventsChart } from "@/components/events-chart";
 import { NewEventsNotice } from "@/components/new-events-notice";
 import { SummaryPanel } from "@/components/summary-panel";
-import { eventHistogram, listProjectEvents } from "@/lib/events/query";
-import { projectForMember, requireUser, siteOrigin } from "../../session";
+import { eventHistogram } from "@/lib/events/histogram";
+import { listProjectEvents, projectHasEvents } from "@/lib/events/list";
+import { projectAccess, siteOrigin } from "../../session";
 import { revealKeyAction } from "../actions";
 import { eventQueryString, parseEventQuery } from "./filters";
 
@@ -16,27 +17,24 @@ type Props = { params: Promise<{ id: string }>; searchParams: Promise<Record<str
 
 export async function generateMetadata({ params }: Props): Promise<Metadata> {
   const { id } = await params;
-  const user = await requireUser(`/projects/${id}`);
-  const project = await projectForMember(user.id, id);
-  return { title: `${project.name} · Events` };
+  const access = await projectAccess(id);
+  return { title: `${access.projectName} · Events` };
 }
 
 export default async function ProjectEventsPage({ params, searchParams }: Props) {
   const { id } = await params;
-  const user = await requireUser(`/projects/${id}`);
-  const project = await projectForMember(user.id, id);
+  const access = await projectAccess(id);
   const search = await searchParams;
   const query = parseEventQuery(search);
   const tz = typeof search.tz === "string" ? search.tz : undefined;
 
   const [page, histogram] = await Promise.all([
-    listProjectEvents(user.id, id, { level: query.level, q: query.q, since: query.since, until: query.until, cursor: query.cursor, limit: 50 }),
-    eventHistogram(user.id, id, { since: query.since, until: query.until }),
+    listProjectEvents(access, { level: query.level, q: query.q, since: query.since, until: query.until, cursor: query.cursor, limit: 50 }),
+    eventHistogram(access, { since: query.since, until: query.until }),
   ]);
   const filtered = Boolean(query.level || query.q || query.cursor);
   // An empty page: is the project itself empty (show how to send a first event)?
-  const projectIsEmpty =
-    page.events.length === 0 && (await listProjectEvents(user.id, id, { limit: 1 })).events.length === 0;
+  const projectIsEmpty = page.events.length === 0 && !(await projectHasEvents(access));
   const live = !query.cursor && (!query.until || query.until > new Date());
   const newest = page.events[0];
   const path = `/projects/${id}`;
@@ -53,7 +51,7 @@ export default async function ProjectEventsPage({ params, searchParams }: Props)
               Run this from a terminal (or your server). Your API key is inserted only when you ask; keep it out of browser code.
             </p>
           </div>
-          <CurlSnippet origin={await siteOrigin()} projectId={project.id} reveal={revealKeyAction.bind(null, project.id)} />
+          <CurlSnippet origin={await siteOrigin()} projectId={id} reveal={revealKeyAction.bind(null, null, { projectId: id })} />
           <NewEventsNotice projectId={id} since={query.since.toISOString()} knownIds={[]} autoRefresh />
         </section>
       ) : (
@@ -62,7 +60,7 @@ export default async function ProjectEventsPage({ params, searchParams }: Props)
             <EventsChart data={histogram} />
           </section>
 
-          <SummaryPanel projectId={project.id} />
+          <SummaryPanel projectId={id} />
 
           <section aria-labelledby="events-heading" className="space-y-3">
             <h2 id="events-heading" className="sr-only">
@@ -81,7 +79,7 @@ export default async function ProjectEventsPage({ params, searchParams }: Props)
                   projectId={id}
                   since={newest?.receivedAt ?? query.since.toISOString()}
                   knownIds={page.events.filter((e) => e.receivedAt === newest?.receivedAt).map((e) => e.id)}
-                  level={query.level}
+                  level={query.level?.join(",")}
                   q={query.q}
                   autoRefresh={page.events.length === 0}
                 />

@@ -1,15 +1,12 @@
-import { parseSummarizeQuery } from "@/lib/ai/schemas";
+import { summarizeQuerySchema } from "@/lib/ai/schemas";
 import { summarizeForRequest } from "@/lib/ai/summarize";
-import { requireSessionUser } from "@/lib/auth/caller";
-import { apiRoute, json, otherMethods } from "@/lib/http/route";
+import { json, otherMethods, sessionRoute } from "@/lib/http/route";
 
 /**
- * GET /api/ai/summarize?limit=&since=&projectId= (session only; SPEC).
+ * GET /api/ai/summarize?limit=&since=&projectId= (session only).
  * Body exactly {"summary"}; the rest is in headers for the dashboard.
  */
-export const GET = apiRoute(async (request, { requestId }) => {
-  const user = await requireSessionUser(request, { rejectBearer: true });
-  const query = parseSummarizeQuery(new URL(request.url).searchParams);
+export const GET = sessionRoute({ query: summarizeQuerySchema }, async ({ user, query, requestId }) => {
   const result = await summarizeForRequest(user, { ...query, requestId });
   return json(
     { summary: result.summary },

@@ -1,9 +1,12 @@
-import { handleIngestRequest } from "@/lib/events/ingest-request";
-import { apiRoute, otherMethods } from "@/lib/http/route";
+import { ingestBodyLimit, ingestEventBatch, ingestRateLimit, parseEventBatchBody } from "@/lib/events/ingest";
+import { idempotencyKeyOf } from "@/lib/http/input";
+import { apiKeyRoute, created, otherMethods } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";
 
 /** POST /api/events/batch: 1 to 1,000 events, all or nothing. */
-export const POST = apiRoute((request) => handleIngestRequest(request, "batch"));
+export const POST = apiKeyRoute({ bodyLimit: ingestBodyLimit.batch, rateLimit: ingestRateLimit }, async ({ request, key, body }) =>
+  created(await ingestEventBatch(key, parseEventBatchBody(body), { idempotencyKey: idempotencyKeyOf(request) })),
+);
 
 export const { GET, PUT, PATCH, DELETE } = otherMethods("POST");

@@ -2,70 +2,45 @@
 
 import { revalidatePath } from "next/cache";
 import { redirect } from "next/navigation";
-import type { ActionState } from "@/components/action-state";
+import { z } from "zod";
 import type { InviteState } from "@/components/invite-form";
+import { siteOrigin } from "@/app/(dashboard)/session";
+import { projectAction, type ActionState } from "@/lib/http/action";
+import { idSchema } from "@/lib/http/input";
 import { createInvitationBodySchema } from "@/lib/invitations/schemas";
 import { createInvitation, revokeInvitation } from "@/lib/invitations/service";
 import { removeMember } from "@/lib/projects/members";
 import { deleteProjectAsOwner } from "@/lib/projects/service";
-import { actionError, requireUser, siteOrigin } from "../../../session";
 
-const field = (formData: FormData, name: string) => String(formData.get(name) ?? "");
+const settingsPath = (projectId: string) => `/projects/${projectId}/settings`;
 
 /** Owner: invites an address; the answer carries the link in case the mail does not arrive. */
-export async function inviteAction(_previous: InviteState, formData: FormData): Promise<InviteState> {
-  const user = await requireUser();
-  const projectId = field(formData, "projectId");
-  const input = createInvitationBodySchema.safeParse({ email: field(formData, "email"), role: field(formData, "role") || "member" });
-  if (!input.success) return { ok: false, error: input.error.issues.map((i) => i.message).join(" ") };
-  try {
-    const invitation = await createInvitation(user.id, projectId, input.data, { baseUrl: await siteOrigin() });
-    revalidatePath(`/projects/${projectId}/settings`);
-    return { ok: true, email: invitation.email, inviteUrl: invitation.inviteUrl, emailSent: invitation.emailSent };
-  } catch (error) {
-    return actionError(error);
-  }
-}
+export const inviteAction = projectAction({ role: "owner", input: createInvitationBodySchema }, async ({ access, input }): Promise<InviteState> => {
+  const invitation = await createInvitation(access, input, { baseUrl: await siteOrigin() });
+  revalidatePath(settingsPath(access.projectId));
+  return { ok: true, email: invitation.email, inviteUrl: invitation.inviteUrl, emailSent: invitation.emailSent };
+});
 
-export async function revokeInvitationAction(_previous: ActionState, formData: FormData): Promise<ActionState> {
-  const user = await requireUser();
-  const projectId = field(formData, "projectId");
-  try {
-    await revokeInvitation(user.id, projectId, field(formData, "invitationId"));
-    revalidatePath(`/projects/${projectId}/settings`);
-    return { ok: true };
-  } catch (error) {
-    return actionError(error);
-  }
-}
+export const revokeInvitationAction = projectAction({ role: "owner", input: z.object({ invitationId: idSchema }) }, async ({ access, input }): Promise<ActionState> => {
+  await revokeInvitation(access, input.invitationId);
+  revalidatePath(settingsPath(access.projectId));
+  return { ok: true };
+});
 
 /** Owner removes a member, or anyone removes themself (leave). */
-export async function removeMemberAction(_previous: ActionState, formData: FormData): Promise<ActionState> {
-  const user = await requireUser();
-  const projectId = field(formData, "projectId");
-  const memberId = field(formData, "userId");
-  try {
-    await removeMember(user.id, projectId, memberId);
-  } catch (error) {
-    return actionError(error);
-  }
-  if (memberId === user.id) {
+export const removeMemberAction = projectAction({ role: "member", input: z.object({ userId: idSchema }) }, async ({ access, input }): Promise<ActionState> => {
+  await removeMember(access, input.userId);
+  if (input.userId === access.userId) {
     revalidatePath("/projects");
     redirect("/projects");
   }
-  revalidatePath(`/projects/${projectId}/settings`);
+  revalidatePath(settingsPath(access.projectId));
   return { ok: true };
-}
+});
 
-/** Owner: deletes the project and all its events, after the name was typed. */
-export async function deleteProjectAction(_previous: ActionState, formData: FormData): Promise<ActionState> {
-  const user = await requireUser();
-  const projectId = field(formData, "projectId");
-  try {
-    await deleteProjectAsOwner(user.id, projectId, { confirmName: field(formData, "confirmation") });
-  } catch (error) {
-    return actionError(error);
-  }
+/** Owner: deletes the project and all its events, after its name was typed. */
+export const deleteProjectAction = projectAction({ role: "owner", input: z.object({ confirmation: z.string() }) }, async ({ access, input }): Promise<ActionState> => {
+  await deleteProjectAsOwner(access, { confirmName: input.confirmation });
   revalidatePath("/projects");
   redirect("/projects");
-}
+});

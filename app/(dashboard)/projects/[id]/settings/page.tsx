@@ -5,28 +5,26 @@ import { LocalTime } from "@/components/local-time";
 import { RoleBadge } from "@/components/role-badge";
 import { listProjectInvitations, type ProjectInvitation } from "@/lib/invitations/service";
 import { listMembers } from "@/lib/projects/members";
-import { projectForMember, requireUser } from "../../../session";
+import { projectAccess } from "../../../session";
 import { deleteProjectAction, inviteAction, removeMemberAction, revokeInvitationAction } from "./actions";
 
 type Props = { params: Promise<{ id: string }> };
 
 export async function generateMetadata({ params }: Props): Promise<Metadata> {
   const { id } = await params;
-  const user = await requireUser(`/projects/${id}/settings`);
-  const project = await projectForMember(user.id, id);
-  return { title: `${project.name} · Team & settings` };
+  const access = await projectAccess(id);
+  return { title: `${access.projectName} · Team & settings` };
 }
 
 const card = "rounded-xl border border-zinc-200 bg-white p-4 shadow-sm sm:p-5 dark:border-zinc-800 dark:bg-zinc-900";
 
 export default async function ProjectSettingsPage({ params }: Props) {
   const { id } = await params;
-  const user = await requireUser(`/projects/${id}/settings`);
-  const project = await projectForMember(user.id, id);
-  const isOwner = project.role === "owner";
+  const access = await projectAccess(id);
+  const isOwner = access.role === "owner";
   const [members, invitations] = await Promise.all([
-    listMembers(user.id, id),
-    isOwner ? listProjectInvitations(user.id, id) : Promise.resolve([] as ProjectInvitation[]),
+    listMembers(access),
+    isOwner ? listProjectInvitations(access) : Promise.resolve([] as ProjectInvitation[]),
   ]);
   const ownerCount = members.filter((m) => m.role === "owner").length;
   const soleOwner = isOwner && ownerCount === 1;
@@ -39,7 +37,7 @@ export default async function ProjectSettingsPage({ params }: Props) {
         </h2>
         <ul className="divide-y divide-zinc-200 dark:divide-zinc-800">
           {members.map((member) => {
-            const self = member.userId === user.id;
+            const self = member.userId === access.userId;
             return (
               <li key={member.userId} className="flex flex-wrap items-center gap-x-3 gap-y-2 py-3">
                 <div className="min-w-0 flex-1">
@@ -56,7 +54,7 @@ export default async function ProjectSettingsPage({ params }: Props) {
                   <ConfirmDialog
                     triggerLabel="Leave"
                     triggerAriaLabel="Leave project"
-                    title={`Leave “${project.name}”?`}
+                    title={`Leave “${access.projectName}”?`}
                     confirmLabel="Leave project"
                     action={removeMemberAction}
                     fields={{ projectId: id, userId: member.userId }}
@@ -138,11 +136,11 @@ export default async function ProjectSettingsPage({ params }: Props) {
             <ConfirmDialog
               triggerLabel="Delete project"
               triggerVariant="danger"
-              title={`Delete “${project.name}”?`}
+              title={`Delete “${access.projectName}”?`}
               confirmLabel="Delete project"
               action={deleteProjectAction}
               fields={{ projectId: id }}
-              confirmText={project.name}
+              confirmText={access.projectName}
             >
               <p>
                 All of its events are deleted, its API key stops working and every member loses access. <strong>This cannot be undone.</strong>

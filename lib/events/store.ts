@@ -3,17 +3,16 @@ import { isDatabaseUnavailable, isForeignKeyViolation } from "@/lib/db/errors";
 import type { ValidEvent } from "@/lib/events/schema";
 import { errors } from "@/lib/http/errors";
 import { forgetApiKey } from "@/lib/keys/service";
-import { envInt } from "@/lib/config/env";
+import { settings } from "@/lib/config/settings";
 
-/** A row to store, with the API key that sent it (not stored; checked). */
-export type EventRow = ValidEvent & { id: string; receivedAt: Date; keyId: string };
+/** An accepted event about to be stored, with the API key that sent it (checked, not stored). */
+export type NewEvent = ValidEvent & { id: string; receivedAt: Date; keyId: string };
 
-type Pending = { rows: EventRow[]; resolve: () => void; reject: (error: unknown) => void };
+type Pending = { rows: NewEvent[]; resolve: () => void; reject: (error: unknown) => void };
 
 // Rows per INSERT: large enough to amortise a round trip, small enough that
 // one statement's parameters stay modest.
 const MAX_ROWS_PER_FLUSH = 2_000;
-const MAX_FLUSHES_IN_FLIGHT = envInt("INGEST_MAX_CONCURRENT_WRITES");
 
 /**
  * Group commit: concurrent requests share one INSERT ... SELECT FROM unnest()
@@ -28,7 +27,7 @@ class EventWriter {
   private inFlight = 0;
   private scheduled = false;
 
-  write(rows: EventRow[]): Promise<void> {
+  write(rows: NewEvent[]): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ rows, resolve, reject });
       this.queuedRows += rows.length;
@@ -37,7 +36,7 @@ class EventWriter {
   }
 
   private schedule(): void {
-    if (this.scheduled || this.inFlight >= MAX_FLUSHES_IN_FLIGHT || this.queue.length === 0) return;
+    if (this.scheduled || this.inFlight >= settings().ingest.maxConcurrentWrites || this.queue.length === 0) return;
     this.scheduled = true;
     // Let the requests that arrive in this turn of the event loop join.
     setImmediate(() => {
@@ -47,7 +46,7 @@ class EventWriter {
   }
 
   private flush(): void {
-    while (this.inFlight < MAX_FLUSHES_IN_FLIGHT && this.queue.length > 0) {
+    while (this.inFlight < settings().ingest.maxConcurrentWrites && this.queue.length > 0) {
       const batch: Pending[] = [];
       let rows = 0;
       while (this.queue.length > 0 && (batch.length === 0 || rows + this.queue[0]!.rows.length <= MAX_ROWS_PER_FLUSH)) {
@@ -70,7 +69,7 @@ class EventWriter {
   private async commit(batch: Pending[]): Promise<void> {
     let refusedKeys: Set<string>;
     try {
-      refusedKeys = await insertEventRows(batch.flatMap((p) => p.rows));
+      refusedKeys = await insertNewEvents(batch.flatMap((p) => p.rows));
     } catch (error) {
       if (batch.length === 1 || isDatabaseUnavailable(error)) {
         for (const p of batch) p.reject(keyGoneOr(error));
@@ -90,7 +89,7 @@ class EventWriter {
 
 async function insertAlone(p: Pending): Promise<void> {
   try {
-    const refused = await insertEventRows(p.rows);
+    const refused = await insertNewEvents(p.rows);
     if (refused.size > 0) p.reject(errors.invalidApiKey());
     else p.resolve();
   } catch (error) {
@@ -113,7 +112,7 @@ type RawClient = Pick<typeof prisma, "$queryRaw">;
  * that instance's key cache says. Returns the ids of the keys whose rows were
  * refused for that reason (empty when everything was stored).
  */
-export async function insertEventRows(rows: EventRow[], client: RawClient = prisma): Promise<Set<string>> {
+export async function insertNewEvents(rows: NewEvent[], client: RawClient = prisma): Promise<Set<string>> {
   if (rows.length === 0) return new Set();
   const keyIds: string[] = [];
   const ids: string[] = [];

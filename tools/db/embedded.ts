@@ -26,18 +26,17 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 
+import { settings } from "@/lib/config/settings";
+
 export const LOCK_FILE_NAME = "telltale.lock";
 
-/** pglite-socket drops connections beyond this; the app's pool must stay below. */
-export const DEFAULT_MAX_CONNECTIONS = 100;
-
 export function defaultDataDir(): string {
-  return path.resolve(process.env.TELLTALE_DATA_DIR || path.join(".telltale", "pgdata"));
+  return path.resolve(settings().embedded.dataDir);
 }
 
+/** pglite-socket drops connections beyond this; the app's pool must stay below. */
 export function maxConnections(): number {
-  const n = Number(process.env.EMBEDDED_DB_MAX_CONNECTIONS || DEFAULT_MAX_CONNECTIONS);
-  return Number.isInteger(n) && n > 1 ? n : DEFAULT_MAX_CONNECTIONS;
+  return settings().embedded.maxConnections;
 }
 
 export class DataDirLockedError extends Error {
@@ -254,12 +253,7 @@ export function canConnect(url: string, timeoutMs = 1000): Promise<boolean> {
 }
 
 function requestedPort(port: number | undefined): number {
-  if (port) return port;
-  const fromEnv = process.env.EMBEDDED_DB_PORT;
-  if (!fromEnv) return 0;
-  const n = Number(fromEnv);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`EMBEDDED_DB_PORT must be a port number, got "${fromEnv}"`);
-  return n;
+  return port || settings().embedded.port;
 }
 
 async function serve(db: PGlite, port: number, max: number): Promise<{ server: PGLiteSocketServer; port: number }> {

@@ -8,8 +8,9 @@
  * Scripts and tests only, never the Next.js app.
  */
 import { spawn } from "node:child_process";
-import { canConnect, defaultDataDir, maxConnections, readLiveOwner, startEmbeddedPostgres } from "@/lib/db/embedded";
-import { applyMigrations } from "@/lib/db/migrate";
+import { canConnect, defaultDataDir, maxConnections, readLiveOwner, startEmbeddedPostgres } from "@/tools/db/embedded";
+import { resetSettings, settings } from "@/lib/config/settings";
+import { applyMigrations } from "@/tools/db/migrate";
 
 export interface EnsureOptions {
   /** Apply pending migrations before returning. */
@@ -38,6 +39,13 @@ export interface EnsuredDatabase {
   releaseSignals(): void;
 }
 
+/** Points this process (lib/db/client) at `url`, or back at nothing. */
+function useDatabaseUrl(url: string | undefined): void {
+  if (url === undefined) delete process.env.DATABASE_URL;
+  else process.env.DATABASE_URL = url;
+  resetSettings();
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Waits (up to 30 s) for an owner that is still starting to publish its URL. */
@@ -52,7 +60,7 @@ async function liveOwnerUrl(dataDir: string): Promise<string | null> {
 }
 
 function checkPoolSize(): void {
-  const pool = Number(process.env.DATABASE_POOL_SIZE ?? 10);
+  const pool = settings().database.poolSize;
   const max = maxConnections();
   // Leave room for a second client (the CLI, a migration) next to the app.
   if (pool >= max / 2) {
@@ -73,7 +81,7 @@ export async function ensureDatabase(options: EnsureOptions): Promise<EnsuredDat
     return applied;
   };
 
-  const fromEnv = process.env.DATABASE_URL;
+  const fromEnv = settings().database.url;
   if (fromEnv) {
     return { url: fromEnv, source: "env", embedded: false, applied: await migrate(fromEnv), stop: async () => {}, releaseSignals: () => {} };
   }
@@ -83,7 +91,7 @@ export async function ensureDatabase(options: EnsureOptions): Promise<EnsuredDat
   if (options.attach) {
     const url = await liveOwnerUrl(dataDir);
     if (url) {
-      process.env.DATABASE_URL = url;
+      useDatabaseUrl(url);
       const applied = await migrate(url);
       return {
         url,
@@ -91,7 +99,7 @@ export async function ensureDatabase(options: EnsureOptions): Promise<EnsuredDat
         embedded: true,
         applied,
         stop: async () => {
-          if (process.env.DATABASE_URL === url) delete process.env.DATABASE_URL;
+          if (process.env.DATABASE_URL === url) useDatabaseUrl(undefined);
         },
         releaseSignals: () => {},
       };
@@ -101,14 +109,14 @@ export async function ensureDatabase(options: EnsureOptions): Promise<EnsuredDat
   const server = await startEmbeddedPostgres({ dataDir, handleSignals: options.handleSignals });
   try {
     const applied = await migrate(server.url);
-    process.env.DATABASE_URL = server.url;
+    useDatabaseUrl(server.url);
     return {
       url: server.url,
       source: "embedded",
       embedded: true,
       applied,
       stop: async () => {
-        if (process.env.DATABASE_URL === server.url) delete process.env.DATABASE_URL;
+        if (process.env.DATABASE_URL === server.url) useDatabaseUrl(undefined);
         await server.stop();
       },
       releaseSignals: server.releaseSignals,

@@ -1,0 +1,244 @@
+/**
+ * Every setting Telltale reads from the environment, parsed and checked in
+ * one place. `settings()` parses once per process (the first caller pays);
+ * the launchers (`npm run dev`, `npm start`) and instrumentation.ts call
+ * `settingsProblems()` before serving, so a bad value stops the start with a
+ * message naming the variable instead of surfacing later as a 500. No other
+ * module reads `process.env` for a setting.
+ *
+ * The table below is the reference: each entry's default is what the README
+ * and `.env.example` document (a test keeps the three in agreement).
+ */
+type Env = Readonly<Record<string, string | undefined>>;
+
+type Spec<T> = { parse: (raw: string | undefined, name: string) => T; doc: string };
+
+class SettingError extends Error {}
+
+function int(fallback: number, min: number, max?: number, doc = ""): Spec<number> {
+  return {
+    doc,
+    parse(raw, name) {
+      const text = raw?.trim();
+      if (!text) return fallback;
+      const value = Number(text);
+      if (!/^\d+$/.test(text) || value < min || (max !== undefined && value > max)) {
+        throw new SettingError(`${name} must be a whole number from ${min}${max === undefined ? " up" : ` to ${max}`}; got "${text}".`);
+      }
+      return value;
+    },
+  };
+}
+
+function text(fallback?: string, doc = ""): Spec<string | undefined> {
+  return { doc, parse: (raw) => raw?.trim() || fallback };
+}
+
+function flag(doc = ""): Spec<boolean> {
+  return {
+    doc,
+    parse(raw, name) {
+      const value = raw?.trim().toLowerCase();
+      if (!value || value === "false" || value === "0") return false;
+      if (value === "true" || value === "1") return true;
+      throw new SettingError(`${name} must be true or false; got "${raw}".`);
+    },
+  };
+}
+
+function oneOf<const T extends string>(values: readonly T[], fallback: T | undefined, doc = ""): Spec<T | undefined> {
+  return {
+    doc,
+    parse(raw, name) {
+      const value = raw?.trim().toLowerCase();
+      if (!value) return fallback;
+      if (!(values as readonly string[]).includes(value)) throw new SettingError(`${name} must be one of ${values.join(", ")}; got "${raw}".`);
+      return value as T;
+    },
+  };
+}
+
+function secret(doc: string): Spec<string | undefined> {
+  return {
+    doc,
+    parse(raw, name) {
+      const value = raw?.trim();
+      if (!value) return undefined;
+      if (value.length < 32) throw new SettingError(`${name} is shorter than 32 characters (generate one with: openssl rand -base64 32).`);
+      return value;
+    },
+  };
+}
+
+function url(doc: string, protocols: string[]): Spec<string | undefined> {
+  return {
+    doc,
+    parse(raw, name) {
+      const value = raw?.trim();
+      if (!value) return undefined;
+      let parsed: URL;
+      try {
+        parsed = new URL(value);
+      } catch {
+        throw new SettingError(`${name} is not a URL.`);
+      }
+      if (!protocols.includes(parsed.protocol)) throw new SettingError(`${name} must be a ${protocols.join(" or ")} URL.`);
+      return value;
+    },
+  };
+}
+
+/** Every environment variable Telltale reads, with its parser and default. */
+export const SETTING_SPECS = {
+  NODE_ENV: oneOf(["development", "production", "test"], "development", "set by Next.js"),
+  PORT: int(3000, 1, 65535, "HTTP port"),
+  DATABASE_URL: url("PostgreSQL connection string; unset: the embedded database", ["postgres:", "postgresql:"]),
+  DATABASE_POOL_SIZE: int(10, 1, 1000),
+  DATABASE_CONNECT_TIMEOUT_MS: int(3000, 100),
+  TELLTALE_DATA_DIR: text(".telltale/pgdata"),
+  EMBEDDED_DB_PORT: int(0, 0, 65535, "0: a free port"),
+  EMBEDDED_DB_MAX_CONNECTIONS: int(100, 4, 1000),
+  MIGRATE_LOCK_TIMEOUT_MS: int(300_000, 1),
+  TELLTALE_DEBUG_MIGRATE: flag("print the migration engine's log"),
+  TELLTALE_SECRET: secret("encrypts stored API keys"),
+  AUTH_SECRET: secret("Auth.js secret"),
+  AUTH_URL: url("public URL of the dashboard", ["http:", "https:"]),
+  NEXTAUTH_URL: url("older name of AUTH_URL", ["http:", "https:"]),
+  AUTH_TRUST_HOST: flag("trust X-Forwarded-Host/-Proto"),
+  EMAIL_SERVER: text(undefined, "SMTP URL"),
+  EMAIL_FROM: text("Telltale <no-reply@localhost>"),
+  SIGNIN_RATE_LIMIT_PER_EMAIL: int(5, 0),
+  SIGNIN_RATE_LIMIT_PER_IP: int(20, 0),
+  SIGNIN_RATE_LIMIT_WINDOW_SECONDS: int(900, 1),
+  INGEST_RATE_LIMIT: int(1000, 0),
+  INGEST_MAX_BODY_BYTES: int(256 * 1024, 1),
+  INGEST_BATCH_MAX_BODY_BYTES: int(1024 * 1024, 1),
+  INGEST_MAX_CONCURRENT_WRITES: int(4, 1, 64),
+  KEY_CACHE_TTL_MS: int(10_000, 1),
+  OPENAI_API_KEY: text(),
+  OPENAI_BASE_URL: url("OpenAI-compatible server", ["http:", "https:"]),
+  AI_MODEL: text("gpt-4.1-mini"),
+  AI_TIMEOUT_MS: int(20_000, 1, 600_000),
+  AI_MAX_OUTPUT_TOKENS: int(800, 50, 32_000),
+  AI_MAX_RETRIES: int(1, 0, 5),
+  AI_PROMPT_BUDGET_CHARS: int(24_000, 2_000, 400_000),
+  AI_CACHE_TTL_MS: int(60_000, 0, 3_600_000),
+  AI_RATE_LIMIT_PER_MINUTE: int(10, 0),
+  TELLTALE_LOG: oneOf(["silent"], undefined, "silent: no log lines"),
+} satisfies Record<string, Spec<unknown>>;
+
+type Raw = { [K in keyof typeof SETTING_SPECS]: ReturnType<(typeof SETTING_SPECS)[K]["parse"]> };
+
+function structure(v: Raw) {
+  return {
+    env: v.NODE_ENV!,
+    production: v.NODE_ENV === "production",
+    port: v.PORT,
+    database: {
+      url: v.DATABASE_URL,
+      poolSize: v.DATABASE_POOL_SIZE,
+      connectTimeoutMs: v.DATABASE_CONNECT_TIMEOUT_MS,
+    },
+    embedded: { dataDir: v.TELLTALE_DATA_DIR!, port: v.EMBEDDED_DB_PORT, maxConnections: v.EMBEDDED_DB_MAX_CONNECTIONS },
+    migrateLockTimeoutMs: v.MIGRATE_LOCK_TIMEOUT_MS,
+    debugMigrate: v.TELLTALE_DEBUG_MIGRATE,
+    secrets: { telltale: v.TELLTALE_SECRET, auth: v.AUTH_SECRET },
+    auth: { url: v.AUTH_URL ?? v.NEXTAUTH_URL, trustHost: v.AUTH_TRUST_HOST },
+    mail: { server: v.EMAIL_SERVER, from: v.EMAIL_FROM! },
+    signIn: {
+      perEmail: v.SIGNIN_RATE_LIMIT_PER_EMAIL,
+      perIp: v.SIGNIN_RATE_LIMIT_PER_IP,
+      windowSeconds: v.SIGNIN_RATE_LIMIT_WINDOW_SECONDS,
+    },
+    ingest: {
+      ratePerSecond: v.INGEST_RATE_LIMIT,
+      maxBodyBytes: v.INGEST_MAX_BODY_BYTES,
+      maxBatchBodyBytes: v.INGEST_BATCH_MAX_BODY_BYTES,
+      maxConcurrentWrites: v.INGEST_MAX_CONCURRENT_WRITES,
+    },
+    keyCacheTtlMs: v.KEY_CACHE_TTL_MS,
+    ai: {
+      /** Never logged, never in a response. */
+      apiKey: v.OPENAI_API_KEY,
+      baseURL: v.OPENAI_BASE_URL,
+      model: v.AI_MODEL!,
+      timeoutMs: v.AI_TIMEOUT_MS,
+      maxOutputTokens: v.AI_MAX_OUTPUT_TOKENS,
+      maxRetries: v.AI_MAX_RETRIES,
+      promptBudgetChars: v.AI_PROMPT_BUDGET_CHARS,
+      cacheTtlMs: v.AI_CACHE_TTL_MS,
+      rateLimitPerMinute: v.AI_RATE_LIMIT_PER_MINUTE,
+    },
+    log: { silent: v.TELLTALE_LOG === "silent" },
+  };
+}
+
+export type Settings = ReturnType<typeof structure>;
+export type AiSettings = Settings["ai"];
+
+/** The settings an environment describes, or every problem with it. */
+export function parseSettings(env: Env): { settings: Settings; problems: string[] } | { settings: null; problems: string[] } {
+  const problems: string[] = [];
+  const raw: Record<string, unknown> = {};
+  for (const [name, spec] of Object.entries(SETTING_SPECS)) {
+    try {
+      raw[name] = spec.parse(env[name], name);
+    } catch (error) {
+      if (!(error instanceof SettingError)) throw error;
+      problems.push(error.message);
+    }
+  }
+  if (problems.length > 0) return { settings: null, problems };
+  return { settings: structure(raw as Raw), problems: [] };
+}
+
+/**
+ * What stops a production start: every malformed value, and the secrets
+ * production cannot run without.
+ */
+export function settingsProblems(env: Env, mode: "development" | "production"): string[] {
+  const problems: string[] = [...parseSettings(env).problems];
+  if (mode === "production") {
+    for (const name of ["TELLTALE_SECRET", "AUTH_SECRET"] as const) {
+      if (!env[name]?.trim()) problems.push(`${name} is not set (generate one with: openssl rand -base64 32).`);
+    }
+  }
+  return problems;
+}
+
+let current: Settings | undefined;
+
+/** This process's settings, parsed on first use; a malformed value throws, naming it. */
+export function settings(): Settings {
+  if (current) return current;
+  const parsed = parseSettings(process.env);
+  if (!parsed.settings) throw new Error(`The configuration has problems:\n${parsed.problems.map((p) => `  - ${p}`).join("\n")}`);
+  current = parsed.settings;
+  return current;
+}
+
+/**
+ * Forgets the parsed settings so the next call reads the environment again.
+ * For tests that change the environment, and for launchers that set
+ * DATABASE_URL after reading their configuration.
+ */
+export function resetSettings(): void {
+  current = undefined;
+}
+
+/**
+ * A value built from the settings (a limiter, a cache), rebuilt only when the
+ * settings are re-read, so that everything derived follows one source.
+ */
+export function fromSettings<T>(build: (s: Settings) => T): () => T {
+  let builtFor: Settings | undefined;
+  let value: T;
+  return () => {
+    const s = settings();
+    if (s !== builtFor) {
+      value = build(s);
+      builtFor = s;
+    }
+    return value;
+  };
+}

@@ -1,0 +1,107 @@
+import { z } from "zod";
+import { CURSOR_MESSAGE, decodeCursor } from "@/lib/events/cursor";
+import { EVENT_LEVELS, type EventLevel } from "@/lib/events/schema";
+import { supportedTime, unixTimestampToMs } from "@/lib/events/time";
+import { parseInput } from "@/lib/http/input";
+
+/** Filters of the events list (API query string and dashboard URL alike). */
+export type EventFilters = {
+  /** One level or several (any of them). */
+  level?: EventLevel[];
+  /** Case-insensitive substring of the message. */
+  q?: string;
+  /** time >= since. */
+  since?: Date;
+  /** time < until. */
+  until?: Date;
+  /** `nextCursor` of the previous page. */
+  cursor?: string;
+  /** 1 to MAX_EVENTS_LIMIT, default DEFAULT_EVENTS_LIMIT. */
+  limit?: number;
+};
+
+export const DEFAULT_EVENTS_LIMIT = 50;
+export const MAX_EVENTS_LIMIT = 200;
+export const MAX_SEARCH_CHARS = 200;
+export const LIMIT_MESSAGE = `Use a whole number from 1 to ${MAX_EVENTS_LIMIT}.`;
+export const TIME_MESSAGE =
+  "Use an ISO 8601 time with a zone (2024-05-01T12:00:00Z) or a unix timestamp in seconds or milliseconds, in years 0001 to 9999.";
+
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2}))?$/i;
+
+/**
+ * A point in time: ISO 8601 (a date, or a date and time with a zone), or a
+ * unix timestamp; values of 10^12 and above are milliseconds, smaller ones
+ * seconds (the rule of the summary endpoint).
+ */
+export function parseTimeParam(value: string): Date | null {
+  const text = value.trim();
+  let ms: number;
+  if (/^\d{1,16}$/.test(text)) {
+    ms = unixTimestampToMs(Number(text));
+  } else if (ISO_TIME.test(text)) {
+    ms = Date.parse(text.replace(" ", "T"));
+  } else {
+    return null;
+  }
+  return supportedTime(ms);
+}
+
+// Each field's schema is exported so that the dashboard's URL parser is built
+// from the same rules (with its own fallbacks instead of errors).
+
+export const timeParamSchema = z.string().transform((value, ctx) => {
+  const date = parseTimeParam(value);
+  if (!date) {
+    ctx.addIssue({ code: "custom", message: TIME_MESSAGE });
+    return z.NEVER;
+  }
+  return date;
+});
+
+export const levelsParamSchema = z.string().transform((value, ctx) => {
+  const levels = [...new Set(value.split(",").map((l) => l.trim().toLowerCase()).filter(Boolean))];
+  if (levels.length === 0 || levels.some((l) => !(EVENT_LEVELS as readonly string[]).includes(l))) {
+    ctx.addIssue({ code: "custom", message: "Use error, warn or info (several separated by commas)." });
+    return z.NEVER;
+  }
+  return levels as EventLevel[];
+});
+
+export const searchTextSchema = z
+  .string()
+  .trim()
+  .max(MAX_SEARCH_CHARS, `Search text has at most ${MAX_SEARCH_CHARS} characters.`)
+  .refine((q) => !q.includes("\u0000"), "Search text cannot contain NUL characters.")
+  .transform((q) => (q ? q : undefined));
+
+export const cursorParamSchema = z.string().refine((c) => decodeCursor(c) !== null, CURSOR_MESSAGE);
+
+/** A page size from 1 to `max`: one check and one message, whatever the value. */
+export function limitParamSchema(max: number) {
+  const message = `Use a whole number from 1 to ${max}.`;
+  return z.string().transform((value, ctx) => {
+    const n = /^\d{1,6}$/.test(value) ? Number(value) : NaN;
+    if (!(n >= 1 && n <= max)) {
+      ctx.addIssue({ code: "custom", message });
+      return z.NEVER;
+    }
+    return n;
+  });
+}
+
+export const eventsQuerySchema = z
+  .object({
+    level: levelsParamSchema.optional(),
+    q: searchTextSchema.optional(),
+    since: timeParamSchema.optional(),
+    until: timeParamSchema.optional(),
+    cursor: cursorParamSchema.optional(),
+    limit: limitParamSchema(MAX_EVENTS_LIMIT).optional(),
+  })
+  .refine((f) => !f.since || !f.until || f.since < f.until, { path: ["until"], message: "until must be after since." });
+
+/** Query-string values -> filters, or 400 validation_failed listing every problem. Unknown names are ignored. */
+export function parseEventsQuery(query: Record<string, string | undefined>): EventFilters {
+  return parseInput(eventsQuerySchema, query, "query");
+}

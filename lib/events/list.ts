@@ -1,0 +1,114 @@
+import { prisma, Prisma } from "@/lib/db/client";
+import { CURSOR_MESSAGE, decodeCursor, encodeCursor } from "@/lib/events/cursor";
+import { DEFAULT_EVENTS_LIMIT, LIMIT_MESSAGE, MAX_EVENTS_LIMIT, TIME_MESSAGE, type EventFilters } from "@/lib/events/filters";
+import type { EventLevel } from "@/lib/events/schema";
+import { supportedTime } from "@/lib/events/time";
+import { errors } from "@/lib/http/errors";
+import type { ProjectAccess } from "@/lib/projects/access";
+
+/** A stored event as the management API and the dashboard show it (times in ISO 8601). */
+export type StoredEvent = {
+  id: string;
+  projectId: string;
+  level: EventLevel;
+  message: string;
+  context: Record<string, unknown> | null;
+  timestamp: string | null;
+  receivedAt: string;
+};
+
+/** A row of the events table as SQL reads it. */
+type EventRecord = {
+  id: string;
+  project_id: string;
+  level: EventLevel;
+  message: string;
+  context: unknown;
+  timestamp: Date | null;
+  received_at: Date;
+};
+
+function toStoredEvent(row: EventRecord): StoredEvent {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    level: row.level,
+    message: row.message,
+    context: (row.context ?? null) as Record<string, unknown> | null,
+    timestamp: row.timestamp ? new Date(row.timestamp).toISOString() : null,
+    receivedAt: new Date(row.received_at).toISOString(),
+  };
+}
+
+/** `%`, `_` and `\` match themselves in a LIKE pattern once escaped. */
+export function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** Callers that build Dates themselves (the dashboard) get a 400 too, never a database error. */
+export function assertSupportedTimes(times: { since?: Date; until?: Date }): void {
+  const problems = (["since", "until"] as const)
+    .filter((name) => times[name] !== undefined && !supportedTime(times[name]!.getTime()))
+    .map((path) => ({ path, message: TIME_MESSAGE }));
+  if (problems.length > 0) throw errors.validation(problems);
+}
+
+export function timeBounds(since?: Date, until?: Date): Prisma.Sql[] {
+  const conditions: Prisma.Sql[] = [];
+  if (since) conditions.push(Prisma.sql`received_at >= ${since.toISOString()}::timestamptz`);
+  if (until) conditions.push(Prisma.sql`received_at < ${until.toISOString()}::timestamptz`);
+  return conditions;
+}
+
+/**
+ * One page of a project's events, newest first by (receivedAt, id).
+ * Keyset pagination: `nextCursor` is null on the last page, and a page never
+ * repeats or skips an event that existed when the first page was read.
+ */
+export async function listProjectEvents(access: ProjectAccess, filters: EventFilters = {}): Promise<{ events: StoredEvent[]; nextCursor: string | null }> {
+  const limit = filters.limit ?? DEFAULT_EVENTS_LIMIT;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_EVENTS_LIMIT) {
+    throw errors.validation([{ path: "limit", message: LIMIT_MESSAGE }]);
+  }
+  assertSupportedTimes(filters);
+  const position = filters.cursor === undefined ? undefined : decodeCursor(filters.cursor);
+  if (position === null) throw errors.validation([{ path: "cursor", message: CURSOR_MESSAGE }]);
+
+  const conditions: Prisma.Sql[] = [Prisma.sql`project_id = ${access.projectId}`, ...timeBounds(filters.since, filters.until)];
+  const levels = filters.level ?? [];
+  if (levels.length > 0) conditions.push(Prisma.sql`level IN (${Prisma.join(levels.map((l) => Prisma.sql`${l}::event_level`))})`);
+  if (filters.q) conditions.push(Prisma.sql`message ILIKE ${`%${escapeLike(filters.q)}%`} ESCAPE '\\'`);
+  if (position) {
+    conditions.push(Prisma.sql`(received_at, id) < (${position.at.toISOString()}::timestamptz, ${position.id}::uuid)`);
+  }
+
+  const rows = await prisma.$queryRaw<EventRecord[]>`
+    SELECT id::text AS id, project_id, level::text AS level, message, context, timestamp, received_at
+    FROM events
+    WHERE ${Prisma.join(conditions, " AND ")}
+    ORDER BY received_at DESC, id DESC
+    LIMIT ${limit + 1}`;
+
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return {
+    events: page.map(toStoredEvent),
+    nextCursor: rows.length > limit && last ? encodeCursor({ at: new Date(last.received_at), id: last.id }) : null,
+  };
+}
+
+/** Whether the project has received any event at all (the dashboard's first-event help). */
+export async function projectHasEvents(access: ProjectAccess): Promise<boolean> {
+  const rows = await prisma.$queryRaw<unknown[]>`SELECT 1 FROM events WHERE project_id = ${access.projectId} LIMIT 1`;
+  return rows.length > 0;
+}
+
+/** Events stored per project, for the given projects (the caller's own list). */
+export async function countEventsByProject(projectIds: string[]): Promise<Map<string, number>> {
+  if (projectIds.length === 0) return new Map();
+  const rows = await prisma.$queryRaw<{ project_id: string; n: bigint | number }[]>`
+    SELECT p.id AS project_id, c.n
+    FROM unnest(${projectIds}::text[]) AS p(id)
+    CROSS JOIN LATERAL (SELECT count(*) AS n FROM events e WHERE e.project_id = p.id) c`;
+  return new Map(rows.map((r) => [r.project_id, Number(r.n)]));
+}
