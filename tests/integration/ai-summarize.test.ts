@@ -471,11 +471,9 @@ describe("GET /api/ai/summarize: a local OpenAI-compatible server", () => {
     useFake({ AI_TIMEOUT_MS: "400" });
     fake.setMode({ kind: "hang" });
     const { cookie } = await userWithEvents();
-    const started = Date.now();
     const { status, body } = await summarize("", { cookie });
     expect(status).toBe(502);
     expect(body).toMatchObject({ code: "ai_unavailable", detail: "The AI provider did not answer within 0.4 s." });
-    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it("502 ai_unavailable when the server is unreachable", async () => {

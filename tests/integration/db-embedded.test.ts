@@ -6,7 +6,7 @@ import path from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { DataDirLockedError, LOCK_FILE_NAME, readLiveOwner, startEmbeddedPostgres, type EmbeddedPostgres } from "@/tools/db/embedded";
 import { ensureDatabase } from "@/tools/db/ensure";
 
@@ -18,10 +18,23 @@ afterEach(async () => {
   for (const fn of cleanups.splice(0).reverse()) await fn();
 });
 
-function tempDataDir(): string {
+// A folder initialised once, copied for each test: opening an existing
+// cluster takes well under a second, making one takes several.
+let initialised: string;
+beforeAll(async () => {
+  initialised = fs.mkdtempSync(path.join(os.tmpdir(), "telltale-embedded-template-"));
+  const db = await startEmbeddedPostgres({ dataDir: initialised, handleSignals: false });
+  await db.stop();
+});
+afterAll(() => fs.rmSync(initialised, { recursive: true, force: true }));
+
+/** A data folder path: a new one (parents included) or, with `copy`, a copy of an initialised cluster. */
+function tempDataDir({ copy = true } = {}): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "telltale-embedded-test-"));
   cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
-  return path.join(dir, "nested", "pgdata"); // parents must be created
+  const dataDir = path.join(dir, "nested", "pgdata"); // parents must be created
+  if (copy) fs.cpSync(initialised, dataDir, { recursive: true });
+  return dataDir;
 }
 
 async function start(dataDir: string): Promise<EmbeddedPostgres> {
@@ -60,8 +73,8 @@ function deadPid(): number {
 }
 
 describe("embedded PostgreSQL data folder ownership", () => {
-  it("refuses a second owner in the same process with a clear DataDirLockedError", async () => {
-    const dataDir = tempDataDir();
+  it("creates a new folder (parents too) and refuses a second owner in the same process with a clear DataDirLockedError", async () => {
+    const dataDir = tempDataDir({ copy: false });
     const first = await start(dataDir);
 
     const second = startEmbeddedPostgres({ dataDir, handleSignals: false });
@@ -100,7 +113,6 @@ describe("embedded PostgreSQL data folder ownership", () => {
 
   it("takes over a stale lock left by a dead process", async () => {
     const dataDir = tempDataDir();
-    fs.mkdirSync(dataDir, { recursive: true });
     const pid = deadPid();
     const lockFile = path.join(dataDir, LOCK_FILE_NAME);
     fs.writeFileSync(lockFile, JSON.stringify({ pid, url: "postgresql://postgres@127.0.0.1:1/postgres", hostname: os.hostname(), procStart: null, token: "old", startedAt: "2020-01-01T00:00:00Z" }));
@@ -113,7 +125,6 @@ describe("embedded PostgreSQL data folder ownership", () => {
 
   it("takes over a stale lock that carries its own pid (a restarted container) and a torn lock file", async () => {
     const dataDir = tempDataDir();
-    fs.mkdirSync(dataDir, { recursive: true });
     const lockFile = path.join(dataDir, LOCK_FILE_NAME);
     fs.writeFileSync(lockFile, JSON.stringify({ pid: process.pid, url: null, hostname: os.hostname(), procStart: null, token: "previous-life", startedAt: "2020-01-01T00:00:00Z" }));
     let db = await start(dataDir);
@@ -164,6 +175,47 @@ describe("embedded PostgreSQL data folder ownership", () => {
     } finally {
       await pool.end();
     }
+  });
+
+  it("keeps each connection's extended-protocol batches and transactions whole when many connections interleave", async () => {
+    const db = await start(tempDataDir());
+    await query(db.url, "CREATE TABLE ledger (id int PRIMARY KEY, note text)");
+    const clients = await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        const client = new pg.Client({ connectionString: db.url });
+        await client.connect();
+        cleanups.push(() => client.end());
+        return client;
+      }),
+    );
+    // Statements of different shapes: a Bind meant for one connection's
+    // Parse fails (or answers wrongly) against another's.
+    await Promise.all(
+      clients.map(async (client, c) => {
+        for (let i = 0; i < 40; i++) {
+          if ((i + c) % 2 === 0) {
+            const { rows } = await client.query<{ v: number }>("SELECT $1::int + $2::int AS v", [c, i]);
+            expect(rows).toEqual([{ v: c + i }]);
+          } else {
+            const { rows } = await client.query<{ s: string; n: number }>("SELECT $1::text AS s, $2::int * $3::int AS n", [`c${c}`, i, 2]);
+            expect(rows).toEqual([{ s: `c${c}`, n: i * 2 }]);
+          }
+        }
+      }),
+    );
+    // A transaction that rolls back takes nothing of the others with it.
+    await Promise.all(
+      clients.map(async (client, c) => {
+        if (c % 2 === 0) {
+          await client.query("BEGIN");
+          await client.query("INSERT INTO ledger VALUES ($1, $2)", [1000 + c, "rolled back"]);
+          await client.query("ROLLBACK");
+        } else {
+          await client.query("INSERT INTO ledger VALUES ($1, $2)", [c, "kept"]);
+        }
+      }),
+    );
+    expect(await query(db.url, "SELECT id FROM ledger ORDER BY id")).toEqual([1, 3, 5, 7].map((id) => ({ id })));
   });
 
   it("ensureDatabase attaches to a live owner instead of opening the folder", async () => {
