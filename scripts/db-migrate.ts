@@ -26,7 +26,14 @@ async function main(): Promise<void> {
     const where =
       db.source === "env" ? describe(db.url) : db.source === "attached" ? `the embedded database (served by a running process)` : "the embedded database";
     console.log(`Applying migrations to ${where}...`);
-    const applied = await applyMigrations(db.url, { onWait: (m) => console.log(m) });
+    let reported = 0;
+    const applied = await applyMigrations(db.url, {
+      onWait: (m) => console.log(m),
+      // Large tables: a line per 100,000 events assigned to their issues.
+      onBackfill: (done) => {
+        if (done - reported >= 100_000) console.log(`  ${(reported = done).toLocaleString("en-US")} earlier events assigned to issues...`);
+      },
+    });
     if (applied.length === 0) console.log("No pending migrations: the database is up to date.");
     for (const name of applied) console.log(`Applied ${name}`);
   } finally {

@@ -44,6 +44,14 @@ async function main(): Promise<number> {
       await db.stop();
       return 1;
     }
+    if (status.unassignedEvents > 0) {
+      console.error(
+        `Refusing to start: ${status.unassignedEvents} events stored before issues existed are not assigned to their issues yet.\n` +
+          `Run \`npm run db:migrate\` (it assigns them in bounded steps, and may run while an older version serves) and start again.`,
+      );
+      await db.stop();
+      return 1;
+    }
   } catch (error) {
     if (db.source === "env" && !(await canConnect(db.url, 3000))) {
       console.warn("Warning: the database cannot be reached; starting anyway (readiness answers 503 until it is back). Migration state not checked.");

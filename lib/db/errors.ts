@@ -49,3 +49,11 @@ export function isForeignKeyViolation(error: unknown, depth = 0): boolean {
   if (typeof e.message === "string" && /violates foreign key constraint/i.test(e.message)) return true;
   return isForeignKeyViolation(e.cause, depth + 1);
 }
+
+/** PostgreSQL 40P01 (deadlock detected) or 40001 (serialization failure): the same work may simply be tried again. */
+export function isRetryableConflict(error: unknown, depth = 0): boolean {
+  if (!error || typeof error !== "object" || depth > 4) return false;
+  const e = error as { code?: unknown; originalCode?: unknown; cause?: unknown };
+  if (e.code === "40P01" || e.code === "40001" || e.originalCode === "40P01" || e.originalCode === "40001") return true;
+  return isRetryableConflict(e.cause, depth + 1);
+}

@@ -14,6 +14,8 @@ export type EventFilters = {
   since?: Date;
   /** time < until. */
   until?: Date;
+  /** Only the events of this issue. */
+  issueId?: string;
   /** `nextCursor` of the previous page. */
   cursor?: string;
   /** 1 to MAX_EVENTS_LIMIT, default DEFAULT_EVENTS_LIMIT. */
@@ -75,6 +77,13 @@ export const searchTextSchema = z
   .refine((q) => !q.includes("\u0000"), "Search text cannot contain NUL characters.")
   .transform((q) => (q ? q : undefined));
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A UUID (event and issue ids), lower-cased. */
+export function uuidParamSchema(message: string) {
+  return z.string().regex(UUID, message).transform((id) => id.toLowerCase());
+}
+
 export const cursorParamSchema = z.string().refine((c) => decodeCursor(c) !== null, CURSOR_MESSAGE);
 
 /** A page size from 1 to `max`: one check and one message, whatever the value. */
@@ -96,6 +105,7 @@ export const eventsQuerySchema = z
     q: searchTextSchema.optional(),
     since: timeParamSchema.optional(),
     until: timeParamSchema.optional(),
+    issueId: uuidParamSchema("issueId is not an issue id.").optional(),
     cursor: cursorParamSchema.optional(),
     limit: limitParamSchema(MAX_EVENTS_LIMIT).optional(),
   })

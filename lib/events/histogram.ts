@@ -1,5 +1,6 @@
 import { prisma, Prisma } from "@/lib/db/client";
-import { assertSupportedTimes, timeBounds } from "@/lib/events/list";
+import type { EventFilters } from "@/lib/events/filters";
+import { assertSupportedTimes, eventConditions } from "@/lib/events/list";
 import type { EventLevel } from "@/lib/events/schema";
 import { errors } from "@/lib/http/errors";
 import type { ProjectAccess } from "@/lib/projects/access";
@@ -11,33 +12,56 @@ const MAX_BUCKETS = 120;
 
 /** The smallest bucket size that keeps a range under MAX_BUCKETS buckets. */
 export function histogramBucketMs(rangeMs: number): number {
-  return BUCKET_SIZES_MS.find((size) => rangeMs / size <= MAX_BUCKETS) ?? Math.ceil(rangeMs / MAX_BUCKETS);
+  return BUCKET_SIZES_MS.find((size) => rangeMs / size <= MAX_BUCKETS) ?? Math.ceil(rangeMs / 60_000 / MAX_BUCKETS) * 60_000;
 }
 
+export type HistogramFilters = Pick<EventFilters, "level" | "q" | "issueId"> & { since?: Date; until?: Date };
+
 /**
- * Event counts per level in equal time buckets over [since, until) by
- * receivedAt (default: the last 24 hours), empty buckets included. Buckets
- * are aligned to the unix epoch.
+ * Event counts per level in equal time buckets over [since, until) by the
+ * events' time (default: the last 24 hours), empty buckets included, with
+ * the same level, text and issue filters as the list beside it. Buckets are
+ * whole minutes aligned to the unix epoch (since is rounded down to its
+ * minute). Without a text filter the counts come from the per-minute issue
+ * counts, so a chart over days never scans events.
  */
-export async function eventHistogram(access: ProjectAccess, { since, until }: { since?: Date; until?: Date } = {}): Promise<HistogramBucket[]> {
-  const end = until ?? new Date();
-  const start = since ?? new Date(end.getTime() - 86_400_000);
+export async function eventHistogram(access: ProjectAccess, filters: HistogramFilters = {}): Promise<HistogramBucket[]> {
+  const end = filters.until ?? new Date();
+  const start = filters.since ?? new Date(end.getTime() - 86_400_000);
   assertSupportedTimes({ since: start, until: end });
   if (start >= end) throw errors.validation([{ path: "until", message: "until must be after since." }]);
 
   const size = histogramBucketMs(end.getTime() - start.getTime());
   const first = Math.floor(start.getTime() / size) * size;
-  const rows = await prisma.$queryRaw<{ bucket_ms: bigint | number; level: EventLevel; n: bigint | number }[]>`
-    SELECT (floor(extract(epoch FROM received_at) * 1000 / ${size}) * ${size})::bigint AS bucket_ms, level::text AS level, count(*)::bigint AS n
-    FROM events
-    WHERE project_id = ${access.projectId} AND ${Prisma.join(timeBounds(start, end), " AND ")}
-    GROUP BY 1, 2`;
+  const from = new Date(Math.floor(start.getTime() / 60_000) * 60_000);
+  const levels = filters.level ?? [];
+  type Row = { bucket_ms: bigint | number; level: EventLevel; n: bigint | number };
+  let rows: Row[];
+  if (filters.q) {
+    const conditions = eventConditions(access, { ...filters, since: from, until: end });
+    rows = await prisma.$queryRaw<Row[]>`
+      SELECT (floor(extract(epoch FROM occurred_at) * 1000 / ${size}) * ${size})::bigint AS bucket_ms, level::text AS level, count(*)::bigint AS n
+      FROM events WHERE ${Prisma.join(conditions, " AND ")}
+      GROUP BY 1, 2`;
+  } else {
+    const conditions: Prisma.Sql[] = [
+      Prisma.sql`project_id = ${access.projectId}`,
+      Prisma.sql`minute >= ${from.toISOString()}::timestamptz`,
+      Prisma.sql`minute < ${end.toISOString()}::timestamptz`,
+    ];
+    if (levels.length > 0) conditions.push(Prisma.sql`level IN (${Prisma.join(levels.map((l) => Prisma.sql`${l}::event_level`))})`);
+    if (filters.issueId) conditions.push(Prisma.sql`issue_id = ${filters.issueId}::uuid`);
+    rows = await prisma.$queryRaw<Row[]>`
+      SELECT (floor(extract(epoch FROM minute) * 1000 / ${size}) * ${size})::bigint AS bucket_ms, level::text AS level, sum(count)::bigint AS n
+      FROM issue_counts WHERE ${Prisma.join(conditions, " AND ")}
+      GROUP BY 1, 2`;
+  }
 
   const buckets = new Map<number, HistogramBucket>();
   for (let t = first; t < end.getTime(); t += size) buckets.set(t, { bucket: new Date(t).toISOString(), error: 0, warn: 0, info: 0 });
   for (const row of rows) {
     const bucket = buckets.get(Number(row.bucket_ms));
-    if (bucket) bucket[row.level] = Number(row.n);
+    if (bucket) bucket[row.level] += Number(row.n);
   }
   return [...buckets.values()];
 }

@@ -1,11 +1,13 @@
 import { v7 as uuidv7 } from "uuid";
 import { fromSettings, settings } from "@/lib/config/settings";
-import { prisma } from "@/lib/db/client";
+import { dbPool } from "@/lib/db/client";
 import { errors, type FieldProblem } from "@/lib/http/errors";
 import { zodProblems } from "@/lib/http/input";
 import { createRateLimit } from "@/lib/http/rate-limit";
 import type { AuthenticatedKey } from "@/lib/keys/service";
-import { eventWriter, insertNewEvents, type NewEvent } from "@/lib/events/store";
+import { eventWriter, type NewEvent } from "@/lib/events/store";
+import { eventTime } from "@/lib/events/time";
+import { issueGroupingKey } from "@/lib/issues/template";
 import { eventBatchSchema, MAX_BATCH_EVENTS, validateEvent, type ValidEvent } from "@/lib/events/schema";
 import { logger } from "@/lib/log";
 
@@ -61,7 +63,7 @@ export async function ingestEvent(
 ): Promise<IngestResult<SingleAnswer>> {
   const rows = toRows(key, [event]);
   const body: SingleAnswer = { id: rows[0]!.id, receivedAt: rows[0]!.receivedAt.toISOString() };
-  return store(key, rows, body, options.idempotencyKey ? `event:${options.idempotencyKey}` : undefined);
+  return store(rows, body, options.idempotencyKey ? `event:${options.idempotencyKey}` : undefined);
 }
 
 /** Stores a batch for the key's project in one statement: all or nothing. */
@@ -72,7 +74,7 @@ export async function ingestEventBatch(
 ): Promise<IngestResult<BatchAnswer>> {
   const rows = toRows(key, events);
   const body: BatchAnswer = { ids: rows.map((r) => r.id), receivedAt: rows[0]!.receivedAt.toISOString() };
-  return store(key, rows, body, options.idempotencyKey ? `batch:${options.idempotencyKey}` : undefined);
+  return store(rows, body, options.idempotencyKey ? `batch:${options.idempotencyKey}` : undefined);
 }
 
 function toRows(key: AuthenticatedKey, events: ValidEvent[]): NewEvent[] {
@@ -80,55 +82,33 @@ function toRows(key: AuthenticatedKey, events: ValidEvent[]): NewEvent[] {
   // saying whether that project exists.
   if (events.some((e) => e.projectId !== key.projectId)) throw errors.projectMismatch();
   const receivedAt = new Date();
-  return events.map((e) => ({ ...e, id: uuidv7(), receivedAt, keyId: key.keyId }));
-}
-
-async function store<T extends object>(
-  key: AuthenticatedKey,
-  rows: NewEvent[],
-  body: T,
-  idempotencyKey: string | undefined,
-): Promise<IngestResult<T>> {
-  if (!idempotencyKey) {
-    await eventWriter().write(rows);
-    return { body, replayed: false };
-  }
-  return storeIdempotent(key.projectId, idempotencyKey, rows, body);
+  return events.map((e) => {
+    const { hash, title } = issueGroupingKey(e);
+    return { ...e, id: uuidv7(), receivedAt, occurredAt: eventTime(e.timestamp, receivedAt), keyId: key.keyId, issueHash: hash, issueTitle: title };
+  });
 }
 
 /**
- * Claims the idempotency key and inserts the rows in one transaction. A
- * concurrent retry waits on the claim's row lock and then replays the first
- * answer; a key older than 24 hours is claimed afresh.
+ * Through the group-commit writer. With an Idempotency-Key, the key is
+ * claimed in the same statement that stores the rows: a retry (even a
+ * concurrent one) gets the first answer and stores nothing; a key older than
+ * 24 hours is claimed afresh.
  */
-async function storeIdempotent<T extends object>(projectId: string, key: string, rows: NewEvent[], body: T): Promise<IngestResult<T>> {
-  const result = await prisma.$transaction(async (tx) => {
-    const claimed = await tx.$queryRaw<{ claimed: number }[]>`
-      INSERT INTO idempotency_keys (project_id, key, response, created_at)
-      VALUES (${projectId}, ${key}, ${JSON.stringify(body)}::jsonb, now())
-      ON CONFLICT (project_id, key) DO UPDATE
-        SET response = EXCLUDED.response, created_at = EXCLUDED.created_at
-        WHERE idempotency_keys.created_at < now() - interval '24 hours'
-      RETURNING 1 AS claimed`;
-    if (claimed.length === 0) {
-      const [first] = await tx.$queryRaw<{ response: T }[]>`
-        SELECT response FROM idempotency_keys WHERE project_id = ${projectId} AND key = ${key}`;
-      return { body: first!.response, replayed: true };
-    }
-    const refused = await insertNewEvents(rows, tx);
-    if (refused.size > 0) throw errors.invalidApiKey(); // rolls the claim back too
-    return { body, replayed: false };
-  });
-  if (!result.replayed && Math.random() < 0.01) void purgeExpiredIdempotencyKeys();
-  return result;
+async function store<T extends object>(rows: NewEvent[], body: T, idempotencyKey: string | undefined): Promise<IngestResult<T>> {
+  const outcome = await eventWriter().write({ rows, ...(idempotencyKey ? { idempotency: { key: idempotencyKey, response: body } } : {}) });
+  if (outcome.replayed) return { body: outcome.response as T, replayed: true };
+  if (idempotencyKey && Math.random() < 0.01) void purgeExpiredIdempotencyKeys();
+  return { body, replayed: false };
 }
 
 /** Deletes idempotency records past their 24 hours (opportunistic, bounded). */
 export async function purgeExpiredIdempotencyKeys(): Promise<number> {
   try {
-    return await prisma.$executeRaw`
-      DELETE FROM idempotency_keys WHERE ctid IN (
-        SELECT ctid FROM idempotency_keys WHERE created_at < now() - interval '24 hours' LIMIT 1000)`;
+    const { rowCount } = await dbPool().query(
+      `DELETE FROM idempotency_keys WHERE ctid IN (
+         SELECT ctid FROM idempotency_keys WHERE created_at < now() - interval '24 hours' LIMIT 1000)`,
+    );
+    return rowCount ?? 0;
   } catch (error) {
     logger.warn("idempotency purge failed", { error: String(error) });
     return 0;

@@ -6,37 +6,50 @@ import { supportedTime } from "@/lib/events/time";
 import { errors } from "@/lib/http/errors";
 import type { ProjectAccess } from "@/lib/projects/access";
 
-/** A stored event as the management API and the dashboard show it (times in ISO 8601). */
+/**
+ * A stored event as the management API and the dashboard show it (times in
+ * ISO 8601): the SPEC's fields, plus `occurredAt` (the event's time) and
+ * `issueId`.
+ */
 export type StoredEvent = {
   id: string;
   projectId: string;
+  issueId: string | null;
   level: EventLevel;
   message: string;
   context: Record<string, unknown> | null;
+  /** As the client sent it; null when it sent none. */
   timestamp: string | null;
   receivedAt: string;
+  occurredAt: string;
 };
 
 /** A row of the events table as SQL reads it. */
 type EventRecord = {
   id: string;
   project_id: string;
+  issue_id: string | null;
   level: EventLevel;
   message: string;
   context: unknown;
   timestamp: Date | null;
   received_at: Date;
+  occurred_at: Date;
 };
+
+const EVENT_COLUMNS = Prisma.sql`id::text AS id, project_id, issue_id::text AS issue_id, level::text AS level, message, context, timestamp, received_at, occurred_at`;
 
 function toStoredEvent(row: EventRecord): StoredEvent {
   return {
     id: row.id,
     projectId: row.project_id,
+    issueId: row.issue_id,
     level: row.level,
     message: row.message,
     context: (row.context ?? null) as Record<string, unknown> | null,
     timestamp: row.timestamp ? new Date(row.timestamp).toISOString() : null,
     receivedAt: new Date(row.received_at).toISOString(),
+    occurredAt: new Date(row.occurred_at).toISOString(),
   };
 }
 
@@ -53,15 +66,34 @@ export function assertSupportedTimes(times: { since?: Date; until?: Date }): voi
   if (problems.length > 0) throw errors.validation(problems);
 }
 
+/** [since, until) on the events' own time. */
 export function timeBounds(since?: Date, until?: Date): Prisma.Sql[] {
   const conditions: Prisma.Sql[] = [];
-  if (since) conditions.push(Prisma.sql`received_at >= ${since.toISOString()}::timestamptz`);
-  if (until) conditions.push(Prisma.sql`received_at < ${until.toISOString()}::timestamptz`);
+  if (since) conditions.push(Prisma.sql`occurred_at >= ${since.toISOString()}::timestamptz`);
+  if (until) conditions.push(Prisma.sql`occurred_at < ${until.toISOString()}::timestamptz`);
   return conditions;
 }
 
 /**
- * One page of a project's events, newest first by (receivedAt, id).
+ * The conditions of a filtered view of a project's events (list, chart):
+ * level, text (the message or any value in the context) and issue.
+ */
+export function eventConditions(access: ProjectAccess, filters: Pick<EventFilters, "level" | "q" | "issueId" | "since" | "until">): Prisma.Sql[] {
+  const conditions: Prisma.Sql[] = [Prisma.sql`project_id = ${access.projectId}`, ...timeBounds(filters.since, filters.until)];
+  const levels = filters.level ?? [];
+  if (levels.length > 0) conditions.push(Prisma.sql`level IN (${Prisma.join(levels.map((l) => Prisma.sql`${l}::event_level`))})`);
+  if (filters.issueId) conditions.push(Prisma.sql`issue_id = ${filters.issueId}::uuid`);
+  if (filters.q) {
+    const pattern = `%${escapeLike(filters.q)}%`;
+    conditions.push(Prisma.sql`(message ILIKE ${pattern} ESCAPE '\\' OR EXISTS (
+      SELECT 1 FROM jsonb_path_query(context, 'strict $.**') AS v(value)
+      WHERE jsonb_typeof(v.value) IN ('string', 'number', 'boolean') AND (v.value #>> '{}') ILIKE ${pattern} ESCAPE '\\'))`);
+  }
+  return conditions;
+}
+
+/**
+ * One page of a project's events, newest first by (occurredAt, id).
  * Keyset pagination: `nextCursor` is null on the last page, and a page never
  * repeats or skips an event that existed when the first page was read.
  */
@@ -74,41 +106,47 @@ export async function listProjectEvents(access: ProjectAccess, filters: EventFil
   const position = filters.cursor === undefined ? undefined : decodeCursor(filters.cursor);
   if (position === null) throw errors.validation([{ path: "cursor", message: CURSOR_MESSAGE }]);
 
-  const conditions: Prisma.Sql[] = [Prisma.sql`project_id = ${access.projectId}`, ...timeBounds(filters.since, filters.until)];
-  const levels = filters.level ?? [];
-  if (levels.length > 0) conditions.push(Prisma.sql`level IN (${Prisma.join(levels.map((l) => Prisma.sql`${l}::event_level`))})`);
-  if (filters.q) conditions.push(Prisma.sql`message ILIKE ${`%${escapeLike(filters.q)}%`} ESCAPE '\\'`);
+  const conditions = eventConditions(access, filters);
   if (position) {
-    conditions.push(Prisma.sql`(received_at, id) < (${position.at.toISOString()}::timestamptz, ${position.id}::uuid)`);
+    conditions.push(Prisma.sql`(occurred_at, id) < (${position.at.toISOString()}::timestamptz, ${position.id}::uuid)`);
   }
 
   const rows = await prisma.$queryRaw<EventRecord[]>`
-    SELECT id::text AS id, project_id, level::text AS level, message, context, timestamp, received_at
+    SELECT ${EVENT_COLUMNS}
     FROM events
     WHERE ${Prisma.join(conditions, " AND ")}
-    ORDER BY received_at DESC, id DESC
+    ORDER BY occurred_at DESC, id DESC
     LIMIT ${limit + 1}`;
 
   const page = rows.slice(0, limit);
   const last = page.at(-1);
   return {
     events: page.map(toStoredEvent),
-    nextCursor: rows.length > limit && last ? encodeCursor({ at: new Date(last.received_at), id: last.id }) : null,
+    nextCursor: rows.length > limit && last ? encodeCursor({ at: new Date(last.occurred_at), id: last.id }) : null,
   };
+}
+
+/** One event of the project (a permalink), or 404. */
+export async function getProjectEvent(access: ProjectAccess, eventId: string): Promise<StoredEvent> {
+  const rows = await prisma.$queryRaw<EventRecord[]>`
+    SELECT ${EVENT_COLUMNS} FROM events WHERE id = ${eventId}::uuid AND project_id = ${access.projectId}`;
+  if (rows.length === 0) throw errors.notFound("No event with this id in this project.");
+  return toStoredEvent(rows[0]!);
 }
 
 /** Whether the project has received any event at all (the dashboard's first-event help). */
 export async function projectHasEvents(access: ProjectAccess): Promise<boolean> {
-  const rows = await prisma.$queryRaw<unknown[]>`SELECT 1 FROM events WHERE project_id = ${access.projectId} LIMIT 1`;
+  const rows = await prisma.$queryRaw<unknown[]>`SELECT 1 FROM issues WHERE project_id = ${access.projectId} LIMIT 1`;
   return rows.length > 0;
 }
 
-/** Events stored per project, for the given projects (the caller's own list). */
+/**
+ * Events received per project, for the given projects (the caller's own
+ * list): the sum of their issues' totals, which retention leaves intact.
+ */
 export async function countEventsByProject(projectIds: string[]): Promise<Map<string, number>> {
   if (projectIds.length === 0) return new Map();
   const rows = await prisma.$queryRaw<{ project_id: string; n: bigint | number }[]>`
-    SELECT p.id AS project_id, c.n
-    FROM unnest(${projectIds}::text[]) AS p(id)
-    CROSS JOIN LATERAL (SELECT count(*) AS n FROM events e WHERE e.project_id = p.id) c`;
+    SELECT project_id, sum(count) AS n FROM issues WHERE project_id = ANY(${projectIds}::text[]) GROUP BY project_id`;
   return new Map(rows.map((r) => [r.project_id, Number(r.n)]));
 }

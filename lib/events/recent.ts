@@ -35,7 +35,7 @@ type Row = Omit<SelectedEvent, "contextLength"> & { contextLength: number | null
  * The newest `limit` events received at or after `since` in the projects the
  * user is a member of (or in the one project named, if they are a member of
  * it), newest first. One top-N per project over the (project_id,
- * received_at desc, id desc) index, then a merge: ~1 ms on millions of rows,
+ * occurred_at desc, id desc) index, then a merge: ~1 ms on millions of rows,
  * where an IN (...) query sorts every matching row.
  */
 export async function selectRecentEvents(
@@ -54,18 +54,18 @@ export async function selectRecentEvents(
            md5(e.message) AS "messageHash",
            left(e.context::text, ${CONTEXT_READ_CHARS}::int) AS "contextText",
            length(e.context::text)::int AS "contextLength",
-           e.received_at AS "receivedAt"
+           e.occurred_at AS "receivedAt"
     FROM memberships m
     JOIN projects p ON p.id = m.project_id
     CROSS JOIN LATERAL (
-      SELECT ev.id, ev.project_id, ev.level, ev.message, ev.context, ev.received_at
+      SELECT ev.id, ev.project_id, ev.level, ev.message, ev.context, ev.occurred_at
       FROM events ev
-      WHERE ev.project_id = m.project_id AND ev.received_at >= ${since}
-      ORDER BY ev.received_at DESC, ev.id DESC
+      WHERE ev.project_id = m.project_id AND ev.occurred_at >= ${since}
+      ORDER BY ev.occurred_at DESC, ev.id DESC
       LIMIT ${options.limit}::int
     ) e
     WHERE m.user_id = ${userId} ${onlyProject}
-    ORDER BY e.received_at DESC, e.id DESC
+    ORDER BY e.occurred_at DESC, e.id DESC
     LIMIT ${options.limit}::int`;
   return rows.map((row) => ({
     ...row,
@@ -112,8 +112,8 @@ export async function findPreviouslySeenGroups(
       SELECT ev.project_id, ev.level, ev.message
       FROM events ev
       WHERE ev.project_id = p.project_id
-        AND (ev.received_at, ev.id) < (${before.receivedAt}, ${before.id}::uuid)
-      ORDER BY ev.received_at DESC, ev.id DESC
+        AND (ev.occurred_at, ev.id) < (${before.receivedAt}, ${before.id}::uuid)
+      ORDER BY ev.occurred_at DESC, ev.id DESC
       LIMIT ${NEW_LOOKBACK_EVENTS}::int
     ) o
     WHERE length(o.message) = ANY(${lengths}::int[]) AND md5(o.message) = ANY(${hashes}::text[])`;

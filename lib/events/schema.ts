@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { FieldProblem } from "@/lib/http/errors";
 import { MAX_ID_CHARS, zodProblems } from "@/lib/http/input";
-import { MAX_TIME_MS, supportedTime } from "@/lib/events/time";
+import { MAX_TIME_MS, supportedTime, unixTimestampToMs } from "@/lib/events/time";
 
 export const EVENT_LEVELS = ["error", "warn", "info"] as const;
 export type EventLevel = (typeof EVENT_LEVELS)[number];
@@ -9,6 +9,8 @@ export type EventLevel = (typeof EVENT_LEVELS)[number];
 export const MAX_MESSAGE_CHARS = 10_000;
 export const MAX_DEPTH = 32;
 export const MAX_BATCH_EVENTS = 1_000;
+export const MAX_FINGERPRINT_PARTS = 8;
+export const MAX_FINGERPRINT_PART_CHARS = 200;
 const inTimestampRange = (ms: number) => supportedTime(ms) !== null;
 
 const messageSchema = z
@@ -23,10 +25,26 @@ const timestampSchema = z.union(
     z.iso
       .datetime({ offset: true, error: "Must be an ISO 8601 date-time with a time zone, e.g. 2026-01-31T12:00:00Z." })
       .refine((s) => inTimestampRange(Date.parse(s)), "Must be between the years 0001 and 9999."),
-    z.number().int().min(0).max(MAX_TIME_MS, "Must be at most 253402300799999 (the end of the year 9999)."),
+    // Unix time: from 10^12 up milliseconds, below that seconds (fractions allowed), as `since`.
+    z
+      .number()
+      .min(0, "A unix timestamp must not be negative.")
+      .transform(unixTimestampToMs)
+      .refine((ms) => ms <= MAX_TIME_MS, "Must not be after the end of the year 9999."),
   ],
-  { error: "Must be an ISO 8601 date-time string (with a time zone) or unix milliseconds (a non-negative integer)." },
+  { error: "Must be an ISO 8601 date-time string (with a time zone) or a unix timestamp (seconds, or milliseconds from 10^12 up)." },
 );
+
+const fingerprintSchema = z
+  .array(
+    z
+      .string({ error: "Each part must be a string." })
+      .min(1, "Each part must not be empty.")
+      .max(MAX_FINGERPRINT_PART_CHARS, `Each part has at most ${MAX_FINGERPRINT_PART_CHARS} characters.`),
+    { error: "Must be an array of strings." },
+  )
+  .min(1, "Must have at least one part.")
+  .max(MAX_FINGERPRINT_PARTS, `Must have at most ${MAX_FINGERPRINT_PARTS} parts.`);
 
 /** One event as a client sends it (SPEC part A, plus the `timestamp` extension). */
 export const eventInputSchema = z.strictObject(
@@ -43,6 +61,7 @@ export const eventInputSchema = z.strictObject(
       .record(z.string(), z.unknown(), { error: "Must be a JSON object (omit the field when there is no context)." })
       .optional(),
     timestamp: timestampSchema.optional(),
+    fingerprint: fingerprintSchema.optional(),
   },
   { error: (i) => (i.code === "unrecognized_keys" ? undefined : "Must be a JSON object (one event).") },
 );
@@ -65,7 +84,10 @@ export type ValidEvent = {
   message: string;
   projectId: string;
   context: Record<string, unknown> | null;
+  /** When it happened, as the client said (stored as sent, even when not believed). */
   timestamp: Date | null;
+  /** Client grouping key: replaces the message template (SPEC "Issues"). */
+  fingerprint: string[] | null;
 };
 
 /**
@@ -80,7 +102,7 @@ export function validateEvent(input: unknown, prefix = ""): { event?: ValidEvent
   const parsed = eventInputSchema.safeParse(input);
   if (!parsed.success) problems.push(...zodProblems(parsed.error.issues, { prefix: prefix.replace(/\.$/, "") }));
   if (problems.length > 0 || !parsed.success) return { problems: dedupe(problems) };
-  const { level, message, projectId, timestamp } = parsed.data;
+  const { level, message, projectId, timestamp, fingerprint } = parsed.data;
   // The parsed JSON's own object, not zod's copy: a copy made by assignment
   // would turn a `"__proto__"` key into a prototype and silently drop it.
   const rawContext = (input as { context?: Record<string, unknown> }).context;
@@ -92,6 +114,7 @@ export function validateEvent(input: unknown, prefix = ""): { event?: ValidEvent
       projectId,
       context: rawContext ?? null,
       timestamp: timestamp === undefined ? null : new Date(timestamp),
+      fingerprint: fingerprint ?? null,
     },
   };
 }

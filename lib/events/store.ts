@@ -1,25 +1,57 @@
-import { prisma } from "@/lib/db/client";
-import { isDatabaseUnavailable, isForeignKeyViolation } from "@/lib/db/errors";
-import type { ValidEvent } from "@/lib/events/schema";
+import { settings } from "@/lib/config/settings";
+import { dbPool } from "@/lib/db/client";
+import { isDatabaseUnavailable, isForeignKeyViolation, isRetryableConflict } from "@/lib/db/errors";
+import type { EventLevel, ValidEvent } from "@/lib/events/schema";
 import { errors } from "@/lib/http/errors";
 import { forgetApiKey } from "@/lib/keys/service";
-import { settings } from "@/lib/config/settings";
 
-/** An accepted event about to be stored, with the API key that sent it (checked, not stored). */
-export type NewEvent = ValidEvent & { id: string; receivedAt: Date; keyId: string };
+/** An accepted event about to be stored, with what the statement needs besides it. */
+export type NewEvent = ValidEvent & {
+  id: string;
+  receivedAt: Date;
+  occurredAt: Date;
+  /** The API key that sent it: checked again by the statement, not stored. */
+  keyId: string;
+  /** Grouping: hex SHA-256 of the issue's key, and its title (the template). */
+  issueHash: string;
+  issueTitle: string;
+};
 
-type Pending = { rows: NewEvent[]; resolve: () => void; reject: (error: unknown) => void };
+/** An issue the statement created, or reopened (a resolved issue that got a new event). */
+export type IssueTransition = { issueId: string; projectId: string; level: EventLevel; kind: "new_issue" | "regression" };
 
-// Rows per INSERT: large enough to amortise a round trip, small enough that
-// one statement's parameters stay modest.
+/** One request's share of a flush: its rows, and the idempotency claim that guards them. */
+export type WriteRequest = {
+  rows: NewEvent[];
+  /** Scoped key (per project and endpoint) and the answer to keep for retries. */
+  idempotency?: { key: string; response: object };
+};
+
+export type WriteOutcome = { replayed: false } | { replayed: true; response: object };
+
+type Pending = WriteRequest & { resolve: (outcome: WriteOutcome) => void; reject: (error: unknown) => void };
+
+// Rows per statement: large enough to amortise a round trip and a commit,
+// small enough that one statement's JSON stays a few MiB.
 const MAX_ROWS_PER_FLUSH = 2_000;
+// A flush that lost a deadlock or serialization race is tried again, whole.
+const MAX_CONFLICT_RETRIES = 3;
+
+const transitionListeners = new Set<(transitions: IssueTransition[]) => void>();
+
+/** Called after each commit that created or reopened issues (alert rules listen). */
+export function onIssueTransitions(listener: (transitions: IssueTransition[]) => void): () => void {
+  transitionListeners.add(listener);
+  return () => transitionListeners.delete(listener);
+}
 
 /**
- * Group commit: concurrent requests share one INSERT ... SELECT FROM unnest()
- * (one round trip, one commit) instead of one transaction each. A request's
- * promise settles only after the statement that holds its rows has committed,
- * so the caller acknowledges nothing that is not durable. Requests are never
- * split across statements, so each stays all-or-nothing.
+ * Group commit: concurrent requests share one statement (one round trip, one
+ * commit) that stores their events, upserts their issues and per-minute
+ * counts, and claims their idempotency keys. A request's promise settles only
+ * after that statement has committed, so the caller acknowledges nothing that
+ * is not durable. Requests are never split across statements, so each stays
+ * all-or-nothing.
  */
 class EventWriter {
   private queue: Pending[] = [];
@@ -27,10 +59,10 @@ class EventWriter {
   private inFlight = 0;
   private scheduled = false;
 
-  write(rows: NewEvent[]): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      this.queue.push({ rows, resolve, reject });
-      this.queuedRows += rows.length;
+  write(request: WriteRequest): Promise<WriteOutcome> {
+    return new Promise<WriteOutcome>((resolve, reject) => {
+      this.queue.push({ ...request, resolve, reject });
+      this.queuedRows += request.rows.length;
       this.schedule();
     });
   }
@@ -47,14 +79,7 @@ class EventWriter {
 
   private flush(): void {
     while (this.inFlight < settings().ingest.maxConcurrentWrites && this.queue.length > 0) {
-      const batch: Pending[] = [];
-      let rows = 0;
-      while (this.queue.length > 0 && (batch.length === 0 || rows + this.queue[0]!.rows.length <= MAX_ROWS_PER_FLUSH)) {
-        const next = this.queue.shift()!;
-        rows += next.rows.length;
-        batch.push(next);
-      }
-      this.queuedRows -= rows;
+      const batch = this.takeBatch();
       this.inFlight++;
       void this.commit(batch).finally(() => {
         this.inFlight--;
@@ -66,35 +91,85 @@ class EventWriter {
     }
   }
 
+  /**
+   * The next requests, in arrival order, up to MAX_ROWS_PER_FLUSH rows. Two
+   * requests with the same idempotency key never share a statement (the
+   * second waits, then replays the first's answer).
+   */
+  private takeBatch(): Pending[] {
+    const batch: Pending[] = [];
+    const claims = new Set<string>();
+    let rows = 0;
+    const rest: Pending[] = [];
+    let full = false;
+    for (const p of this.queue) {
+      full ||= batch.length > 0 && rows + p.rows.length > MAX_ROWS_PER_FLUSH;
+      const claim = p.idempotency ? claimKey(p.rows[0]!.projectId, p.idempotency.key) : null;
+      if (full || (claim && claims.has(claim))) {
+        rest.push(p);
+        continue;
+      }
+      if (claim) claims.add(claim);
+      rows += p.rows.length;
+      batch.push(p);
+    }
+    this.queue = rest;
+    this.queuedRows -= rows;
+    return batch;
+  }
+
   private async commit(batch: Pending[]): Promise<void> {
-    let refusedKeys: Set<string>;
+    let result: FlushResult;
     try {
-      refusedKeys = await insertNewEvents(batch.flatMap((p) => p.rows));
+      result = await storeWithRetries(batch);
     } catch (error) {
       if (batch.length === 1 || isDatabaseUnavailable(error)) {
         for (const p of batch) p.reject(keyGoneOr(error));
         return;
       }
       // One request's rows failed the statement (e.g. its project was deleted
-      // in the same instant): retry each request alone so the others land.
-      await Promise.all(batch.map((p) => insertAlone(p)));
+      // in the same instant): each request alone, so the others land.
+      await Promise.all(batch.map((p) => this.commitAlone(p)));
       return;
     }
-    for (const p of batch) {
-      if (refusedKeys.has(p.rows[0]!.keyId)) p.reject(errors.invalidApiKey());
-      else p.resolve();
+    settle(batch, result);
+  }
+
+  private async commitAlone(p: Pending): Promise<void> {
+    try {
+      settle([p], await storeWithRetries([p]));
+    } catch (error) {
+      p.reject(keyGoneOr(error));
     }
   }
 }
 
-async function insertAlone(p: Pending): Promise<void> {
-  try {
-    const refused = await insertNewEvents(p.rows);
-    if (refused.size > 0) p.reject(errors.invalidApiKey());
-    else p.resolve();
-  } catch (error) {
-    p.reject(keyGoneOr(error));
+async function storeWithRetries(batch: WriteRequest[]): Promise<FlushResult> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await storeBatch(batch);
+    } catch (error) {
+      if (attempt >= MAX_CONFLICT_RETRIES || !isRetryableConflict(error)) throw error;
+    }
   }
+}
+
+function settle(batch: Pending[], result: FlushResult): void {
+  for (const p of batch) {
+    const { keyId, projectId } = p.rows[0]!;
+    if (result.refusedKeys.has(keyId)) {
+      forgetApiKey(keyId);
+      p.reject(errors.invalidApiKey());
+    } else if (p.idempotency && result.unclaimed.has(claimKey(projectId, p.idempotency.key))) {
+      const first = result.replays.get(claimKey(projectId, p.idempotency.key));
+      // No first answer to give: that claim vanished meanwhile. Nothing was stored; a retry settles it.
+      if (first) p.resolve({ replayed: true, response: first });
+      else p.reject(errors.serviceUnavailable("Another request with this Idempotency-Key was being stored at the same time; nothing was stored. Retry.", 1));
+    } else {
+      p.resolve({ replayed: false });
+    }
+  }
+  if (result.transitions.length > 0) for (const listener of transitionListeners) listener(result.transitions);
 }
 
 /** The project vanished between the key check and the insert: the key is gone too. */
@@ -102,63 +177,184 @@ function keyGoneOr(error: unknown): unknown {
   return isForeignKeyViolation(error) ? errors.invalidApiKey() : error;
 }
 
-type RawClient = Pick<typeof prisma, "$queryRaw">;
+const claimKey = (projectId: string, key: string) => `${projectId}\u0000${key}`;
+
+type FlushResult = {
+  stored: number;
+  refusedKeys: Set<string>;
+  /** Idempotency keys another request had claimed: these requests stored nothing. */
+  unclaimed: Set<string>;
+  replays: Map<string, object>;
+  transitions: IssueTransition[];
+};
+
+// Statement parts shared with the backfill of events stored before issues
+// (tools/db/backfill-issues.ts). `$source` rows carry project_id, hash,
+// title, level, message, occurred_at, id.
 
 /**
- * One multi-row INSERT through unnest(): ~25 µs of CPU per event instead of
- * ~400 µs for one ORM call each. The statement itself re-checks that each
- * row's API key is still active for its project, so a key rotated or a
- * project deleted by another server instance stops working at once, whatever
- * that instance's key cache says. Returns the ids of the keys whose rows were
- * refused for that reason (empty when everything was stored).
+ * Issues upserted from the rows of CTE `source`, in (project, hash) order so
+ * that concurrent statements lock issue rows in the same order and never
+ * deadlock. A resolved issue that gets an event reopens (a regression);
+ * `reopened_txid` lets RETURNING tell this statement's regressions apart.
  */
-export async function insertNewEvents(rows: NewEvent[], client: RawClient = prisma): Promise<Set<string>> {
-  if (rows.length === 0) return new Set();
-  const keyIds: string[] = [];
-  const ids: string[] = [];
-  const projectIds: string[] = [];
-  const levels: string[] = [];
-  const messages: string[] = [];
-  const contexts: (string | null)[] = [];
-  const timestamps: (string | null)[] = [];
-  const receivedAts: string[] = [];
-  for (const row of rows) {
-    ids.push(row.id);
-    projectIds.push(row.projectId);
-    levels.push(row.level);
-    messages.push(row.message);
-    contexts.push(row.context === null ? null : JSON.stringify(row.context));
-    timestamps.push(row.timestamp === null ? null : row.timestamp.toISOString());
-    receivedAts.push(row.receivedAt.toISOString());
-    keyIds.push(row.keyId);
-  }
-  const distinctKeyIds = [...new Set(keyIds)];
-  const [{ inserted }] = await client.$queryRaw<[{ inserted: number }]>`
-    WITH ins AS (
-      INSERT INTO events (id, project_id, level, message, context, "timestamp", received_at)
-      SELECT e.id, e.project_id, e.level, e.message, e.context, e.ts, e.received_at
-      FROM unnest(
-        ${ids}::uuid[], ${projectIds}::text[], ${levels}::event_level[], ${messages}::text[],
-        ${contexts}::jsonb[], ${timestamps}::timestamptz[], ${receivedAts}::timestamptz[], ${keyIds}::text[]
-      ) AS e(id, project_id, level, message, context, ts, received_at, key_id)
-      WHERE (e.key_id, e.project_id) IN (
-        SELECT k.id, k.project_id FROM api_keys k
-        WHERE k.id = ANY(${distinctKeyIds}::text[]) AND k.revoked_at IS NULL)
-      RETURNING 1
-    )
-    SELECT count(*)::int AS inserted FROM ins`;
-  if (inserted === rows.length) return new Set();
-  // Rare: some key was revoked meanwhile. Find whose rows are missing.
-  const stored = await client.$queryRaw<{ id: string }[]>`SELECT id::text AS id FROM events WHERE id = ANY(${ids}::uuid[])`;
-  const storedIds = new Set(stored.map((r) => r.id));
-  const refused = new Set<string>();
-  for (const row of rows) {
-    if (!storedIds.has(row.id)) {
-      refused.add(row.keyId);
-      forgetApiKey(row.keyId);
+export function issueUpsertSql(source: string): string {
+  return `
+  grouped AS (
+    SELECT project_id, hash, min(level) AS level,
+           (array_agg(title ORDER BY occurred_at DESC, id DESC))[1] AS title,
+           (array_agg(message ORDER BY occurred_at DESC, id DESC))[1] AS sample,
+           min(occurred_at) AS first_seen, max(occurred_at) AS last_seen, count(*) AS n
+    FROM ${source} GROUP BY project_id, hash
+  ),
+  issues_up AS (
+    INSERT INTO issues AS i (project_id, fingerprint_hash, level, title, sample_message, first_seen, last_seen, count)
+    SELECT project_id, hash, level, title, sample, first_seen, last_seen, n FROM grouped ORDER BY project_id, hash
+    ON CONFLICT (project_id, fingerprint_hash) DO UPDATE SET
+      count = i.count + EXCLUDED.count,
+      level = LEAST(i.level, EXCLUDED.level),
+      first_seen = LEAST(i.first_seen, EXCLUDED.first_seen),
+      last_seen = GREATEST(i.last_seen, EXCLUDED.last_seen),
+      sample_message = CASE WHEN EXCLUDED.last_seen >= i.last_seen THEN EXCLUDED.sample_message ELSE i.sample_message END,
+      status = CASE WHEN i.status = 'resolved' THEN 'open'::issue_status ELSE i.status END,
+      status_changed_at = CASE WHEN i.status = 'resolved' THEN now() ELSE i.status_changed_at END,
+      regressed_at = CASE WHEN i.status = 'resolved' THEN EXCLUDED.first_seen ELSE i.regressed_at END,
+      reopened_txid = CASE WHEN i.status = 'resolved' THEN txid_current() ELSE i.reopened_txid END
+    RETURNING i.id, i.project_id, i.fingerprint_hash, i.level, (i.xmax = 0) AS created,
+              (i.reopened_txid IS NOT DISTINCT FROM txid_current()) AS regressed
+  )`;
+}
+
+/** Per-minute counts added from the rows of CTE `source` (issue_id, level, project_id, occurred_at). */
+export function countUpsertSql(source: string): string {
+  return `
+  counts_up AS (
+    INSERT INTO issue_counts AS c (issue_id, minute, level, project_id, count)
+    SELECT issue_id, date_bin('1 minute', occurred_at, TIMESTAMPTZ 'epoch'), level, project_id, count(*)::int
+    FROM ${source} GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3
+    ON CONFLICT (issue_id, minute, level) DO UPDATE SET count = c.count + EXCLUDED.count
+    RETURNING 1
+  )`;
+}
+
+/**
+ * One statement for a whole flush. The order in which it takes row locks is
+ * fixed: every idempotency claim first (the scalar subquery forces them
+ * before any event is looked at), then issues in (project, hash) order, then
+ * the counts of issues it already holds. Keys are checked again inside it, so
+ * a key rotated (or a project deleted) by another instance stops working at
+ * once, whatever this process's key cache says.
+ */
+const STORE_SQL = `
+WITH input AS (
+  SELECT * FROM json_to_recordset($1::json) AS e(
+    id uuid, project_id text, hash text, title text, level event_level, message text, context jsonb,
+    ts timestamptz, received_at timestamptz, occurred_at timestamptz, key_id text, idem text)
+),
+active_keys AS (
+  SELECT k.id, k.project_id FROM api_keys k
+  WHERE k.id IN (SELECT DISTINCT key_id FROM input) AND k.revoked_at IS NULL
+),
+claims AS (
+  INSERT INTO idempotency_keys AS ik (project_id, key, response, created_at)
+  SELECT c.project_id, c.key, c.response, now()
+  FROM json_to_recordset($2::json) AS c(project_id text, key text, response jsonb, key_id text)
+  WHERE (c.key_id, c.project_id) IN (SELECT id, project_id FROM active_keys)
+  ORDER BY c.project_id, c.key
+  ON CONFLICT (project_id, key) DO UPDATE SET response = EXCLUDED.response, created_at = EXCLUDED.created_at
+    WHERE ik.created_at < now() - interval '24 hours'
+  RETURNING ik.project_id || chr(1) || ik.key AS claim
+),
+claimed AS (SELECT coalesce(array_agg(claim), '{}') AS claims FROM claims),
+valid AS (
+  SELECT i.* FROM input i
+  WHERE (i.key_id, i.project_id) IN (SELECT id, project_id FROM active_keys)
+    AND (i.idem IS NULL OR i.project_id || chr(1) || i.idem = ANY((SELECT claims FROM claimed)::text[]))
+),${issueUpsertSql("valid")},
+events_in AS (
+  INSERT INTO events (id, project_id, issue_id, level, message, context, "timestamp", received_at, occurred_at)
+  SELECT v.id, v.project_id, u.id, v.level, v.message, v.context, v.ts, v.received_at, v.occurred_at
+  FROM valid v JOIN issues_up u ON u.project_id = v.project_id AND u.fingerprint_hash = v.hash
+  RETURNING issue_id, project_id, level, occurred_at
+),${countUpsertSql("events_in")}
+SELECT
+  (SELECT count(*)::int FROM events_in) AS stored,
+  (SELECT count(*)::int FROM counts_up) AS minutes,
+  (SELECT coalesce(json_agg(DISTINCT key_id), '[]') FROM input
+     WHERE (key_id, project_id) NOT IN (SELECT id, project_id FROM active_keys)) AS refused_keys,
+  (SELECT coalesce(json_agg(json_build_object('projectId', project_id, 'key', idem)), '[]')
+     FROM (SELECT DISTINCT project_id, idem FROM input WHERE idem IS NOT NULL) r
+     WHERE project_id || chr(1) || idem <> ALL((SELECT claims FROM claimed)::text[])) AS unclaimed,
+  (SELECT coalesce(json_agg(json_build_object('issueId', id, 'projectId', project_id, 'level', level,
+     'kind', CASE WHEN created THEN 'new_issue' ELSE 'regression' END)), '[]')
+     FROM issues_up WHERE created OR regressed) AS transitions`;
+
+type StoreRow = {
+  stored: number;
+  refused_keys: string[];
+  unclaimed: { projectId: string; key: string }[];
+  transitions: IssueTransition[];
+};
+
+async function storeBatch(batch: WriteRequest[]): Promise<FlushResult> {
+  const rows: unknown[] = [];
+  const claims: unknown[] = [];
+  for (const request of batch) {
+    const idem = request.idempotency?.key ?? null;
+    for (const row of request.rows) {
+      rows.push({
+        id: row.id,
+        project_id: row.projectId,
+        hash: row.issueHash,
+        title: row.issueTitle,
+        level: row.level,
+        message: row.message,
+        context: row.context,
+        ts: row.timestamp?.toISOString() ?? null,
+        received_at: row.receivedAt.toISOString(),
+        occurred_at: row.occurredAt.toISOString(),
+        key_id: row.keyId,
+        idem,
+      });
+    }
+    if (request.idempotency) {
+      const first = request.rows[0]!;
+      claims.push({ project_id: first.projectId, key: request.idempotency.key, response: request.idempotency.response, key_id: first.keyId });
     }
   }
-  return refused;
+  const { rows: result } = await dbPool().query<StoreRow>(STORE_SQL, [JSON.stringify(rows), JSON.stringify(claims)]);
+  const row = result[0]!;
+  return {
+    stored: row.stored,
+    refusedKeys: new Set(row.refused_keys),
+    unclaimed: new Set(row.unclaimed.map((u) => claimKey(u.projectId, u.key))),
+    replays: await firstAnswers(row.unclaimed),
+    transitions: row.transitions,
+  };
+}
+
+/**
+ * The answers kept for idempotency keys another request claimed first. Read
+ * by a statement of its own: the claim that won may have committed after the
+ * flush's statement took its snapshot (its insert waited for that commit).
+ */
+async function firstAnswers(keys: { projectId: string; key: string }[]): Promise<Map<string, object>> {
+  if (keys.length === 0) return new Map();
+  const { rows } = await dbPool().query<{ project_id: string; key: string; response: object }>(
+    `SELECT k.project_id, k.key, k.response FROM idempotency_keys k
+     JOIN json_to_recordset($1::json) AS r("projectId" text, key text) ON k.project_id = r."projectId" AND k.key = r.key`,
+    [JSON.stringify(keys)],
+  );
+  return new Map(rows.map((r) => [claimKey(r.project_id, r.key), r.response]));
+}
+
+/**
+ * Stores rows at once in one statement, without the group-commit queue: for
+ * seeding (tests, benchmarks) and tools. Ingestion goes through eventWriter().
+ */
+export async function storeEventsNow(rows: NewEvent[]): Promise<{ stored: number; transitions: IssueTransition[] }> {
+  const result = await storeBatch([{ rows }]);
+  return { stored: result.stored, transitions: result.transitions };
 }
 
 const globalForWriter = globalThis as unknown as { __telltaleEventWriter?: EventWriter };

@@ -18,3 +18,19 @@ export const UNIX_MILLISECONDS_FROM = 1e12;
 export function unixTimestampToMs(n: number): number {
   return n >= UNIX_MILLISECONDS_FROM ? n : n * 1000;
 }
+
+/** How far a client's own time may lie from ours and still be the event's time. */
+export const MAX_CLIENT_PAST_MS = 14 * 86_400_000;
+export const MAX_CLIENT_FUTURE_MS = 60_000;
+
+/**
+ * The event's time (`occurredAt`): the client's `timestamp` when it lies in
+ * [receivedAt - 14 days, receivedAt + 1 minute], else `receivedAt`. A late
+ * batch lands in the minutes it happened; a client with a wrong clock cannot
+ * put events years away from when they arrived.
+ */
+export function eventTime(timestamp: Date | null, receivedAt: Date): Date {
+  if (!timestamp) return receivedAt;
+  const delta = timestamp.getTime() - receivedAt.getTime();
+  return delta >= -MAX_CLIENT_PAST_MS && delta <= MAX_CLIENT_FUTURE_MS ? timestamp : receivedAt;
+}

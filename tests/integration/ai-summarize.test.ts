@@ -1,3 +1,4 @@
+import { seedEvents } from "@/tests/helpers/events";
 import { setEnv } from "@/tests/helpers/env";
 import { MockLanguageModelV4 } from "ai/test";
 import { v7 as uuidv7 } from "uuid";
@@ -60,16 +61,10 @@ type EventSpec = { level?: "error" | "warn" | "info"; message: string; context?:
 
 async function addEvents(projectId: string, specs: EventSpec[]) {
   const now = Date.now();
-  await prisma.event.createMany({
-    data: specs.map((s) => ({
-      id: uuidv7(),
-      projectId,
-      level: s.level ?? "error",
-      message: s.message,
-      ...(s.context ? { context: s.context } : {}),
-      receivedAt: new Date(now - (s.secondsAgo ?? 0) * 1000),
-    })),
-  });
+  await seedEvents(
+    projectId,
+    specs.map((s) => ({ level: s.level ?? "error", message: s.message, context: s.context as Record<string, unknown> | undefined, at: new Date(now - (s.secondsAgo ?? 0) * 1000) })),
+  );
 }
 
 async function summarize(query = "", headers: Record<string, string> = {}) {

@@ -67,11 +67,11 @@ describe("migrations", () => {
 
   it("applies every migration once; applying again is a no-op", async () => {
     const url = await freshDatabase();
-    expect(await migrationStatus(url)).toEqual({ pending: ALL, failed: [] });
+    expect(await migrationStatus(url)).toEqual({ pending: ALL, failed: [], unassignedEvents: 0 });
 
     expect(await applyMigrations(url)).toEqual(ALL);
     expect(await applyMigrations(url)).toEqual([]);
-    expect(await migrationStatus(url)).toEqual({ pending: [], failed: [] });
+    expect(await migrationStatus(url)).toEqual({ pending: [], failed: [], unassignedEvents: 0 });
     expect(await appliedRows(url)).toEqual(ALL.map((migration_name) => ({ migration_name, finished: true })));
     const tables = await query<{ t: string }>(url, "SELECT to_regclass('events')::text AS t");
     expect(tables).toEqual([{ t: "events" }]);

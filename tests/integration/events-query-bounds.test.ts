@@ -7,12 +7,13 @@ import { eventHistogram } from "@/lib/events/histogram";
 import { listProjectEvents } from "@/lib/events/list";
 import { resolveProjectAccess } from "@/lib/projects/access";
 import { createProject } from "@/lib/projects/create-project";
+import { seedEvents } from "@/tests/helpers/events";
 import { apiRequest, callRoute, createUserWithSession } from "@/tests/helpers/session";
 
 async function ownedProject() {
   const owner = await createUserWithSession();
   const project = await createProject(owner.user.id, `bounds-${randomUUID()}`);
-  await prisma.event.create({ data: { id: randomUUID(), projectId: project.id, level: "warn", message: "disk almost full" } });
+  await seedEvents(project.id, [{ level: "warn", message: "disk almost full", at: new Date() }]);
   return { owner, project };
 }
 

@@ -6,6 +6,7 @@ import { encodeCursor } from "@/lib/events/cursor";
 import { eventHistogram } from "@/lib/events/histogram";
 import { resolveProjectAccess } from "@/lib/projects/access";
 import { createProject } from "@/lib/projects/create-project";
+import { seedEvents } from "@/tests/helpers/events";
 import { apiRequest, callRoute, createUserWithSession } from "@/tests/helpers/session";
 
 type Level = "error" | "warn" | "info";
@@ -14,16 +15,7 @@ type Seed = { level?: Level; message?: string; at: string; context?: { [key: str
 async function projectWithEvents(seeds: Seed[]) {
   const owner = await createUserWithSession();
   const project = await createProject(owner.user.id, `events-${randomUUID()}`);
-  const rows = seeds.map((s) => ({
-    id: s.id ?? randomUUID(),
-    projectId: project.id,
-    level: s.level ?? "info",
-    message: s.message ?? "something happened",
-    context: s.context,
-    timestamp: s.timestamp ? new Date(s.timestamp) : null,
-    receivedAt: new Date(s.at),
-  }));
-  await prisma.event.createMany({ data: rows });
+  const rows = await seedEvents(project.id, seeds);
   return { owner, project, rows };
 }
 
@@ -44,7 +36,17 @@ describe("GET /api/projects/:id/events", () => {
     expect(res.headers.get("cache-control")).toBe("no-store");
     expect(body).toEqual({
       events: [
-        { id: rows[1]!.id, projectId: project.id, level: "warn", message: "second", context: null, timestamp: null, receivedAt: minute(2) },
+        {
+          id: rows[1]!.id,
+          projectId: project.id,
+          level: "warn",
+          message: "second",
+          context: null,
+          timestamp: null,
+          receivedAt: minute(2),
+          occurredAt: minute(2),
+          issueId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        },
         {
           id: rows[0]!.id,
           projectId: project.id,
@@ -53,6 +55,9 @@ describe("GET /api/projects/:id/events", () => {
           context: { orderId: 7, nested: { ok: true } },
           timestamp: "2026-01-01T11:59:00.123Z",
           receivedAt: minute(1),
+          // The client's time lies within 14 days of arrival: it is the event's time.
+          occurredAt: "2026-01-01T11:59:00.123Z",
+          issueId: expect.stringMatching(/^[0-9a-f-]{36}$/),
         },
       ],
       nextCursor: null,
@@ -94,7 +99,7 @@ describe("GET /api/projects/:id/events", () => {
     const { owner, project } = await projectWithEvents([1, 2, 3, 4].map((i) => ({ at: minute(i), message: `m${i}` })));
     const first = await page(owner.cookie, project.id, "?limit=2");
     expect(first.body.events.map((e: { message: string }) => e.message)).toEqual(["m4", "m3"]);
-    await prisma.event.create({ data: { id: randomUUID(), projectId: project.id, level: "info", message: "late", receivedAt: new Date(minute(9)) } });
+    await seedEvents(project.id, [{ level: "info", message: "late", at: minute(9) }]);
     const second = await page(owner.cookie, project.id, `?limit=2&cursor=${first.body.nextCursor}`);
     expect(second.body.events.map((e: { message: string }) => e.message)).toEqual(["m2", "m1"]);
   });
@@ -142,7 +147,7 @@ describe("GET /api/projects/:id/events", () => {
     expect(await messages("nothing like this")).toEqual([]);
   });
 
-  it("since (inclusive) and until (exclusive) by receivedAt, as ISO 8601, unix seconds or unix milliseconds", async () => {
+  it("since (inclusive) and until (exclusive) by the events' time, as ISO 8601, unix seconds or unix milliseconds", async () => {
     const { owner, project } = await projectWithEvents([1, 2, 3, 4, 5].map((i) => ({ at: minute(i), message: `m${i}` })));
     const messages = async (q: string) => (await page(owner.cookie, project.id, q)).body.events.map((e: { message: string }) => e.message);
     const ms = (i: number) => Date.parse(minute(i));

@@ -1,3 +1,4 @@
+import { seedEvents } from "@/tests/helpers/events";
 import { setEnv } from "@/tests/helpers/env";
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
@@ -14,7 +15,7 @@ const team = () => createTeam("proj");
 describe("GET /api/projects", () => {
   it("lists the caller's projects with their role and event count, and nobody else's", async () => {
     const { owner, member, outsider, project } = await team();
-    await prisma.event.create({ data: { id: randomUUID(), projectId: project.id, level: "info", message: "hello" } });
+    await seedEvents(project.id, [{ level: "info", message: "hello", at: new Date() }]);
 
     const asOwner = await callRoute(projectsRoute.GET, apiRequest("/api/projects", { cookie: owner.cookie }));
     expect(asOwner.status).toBe(200);
@@ -32,9 +33,8 @@ describe("GET /api/projects", () => {
   it("gives the active key's last four characters (for the Projects page's mask) and each project's own event count", async () => {
     const { owner, project } = await team();
     const other = await createProject(owner.user.id, `proj-other-${randomUUID()}`);
-    await prisma.event.createMany({
-      data: [project.id, project.id, project.id, other.id].map((projectId) => ({ id: randomUUID(), projectId, level: "info" as const, message: "x" })),
-    });
+    await seedEvents(project.id, [1, 2, 3].map(() => ({ level: "info" as const, message: "x", at: new Date() })));
+    await seedEvents(other.id, [{ level: "info", message: "x", at: new Date() }]);
     const rotated = await callRoute(keyRoute.POST, apiRequest(`/api/projects/${project.id}/key`, { method: "POST", cookie: owner.cookie }), { id: project.id });
     expect(rotated.status).toBe(200);
     const newKey: string = rotated.body.apiKey;
@@ -234,9 +234,7 @@ describe("DELETE /api/projects/:id", () => {
 
   it("owner: 204, and the project's events, key, memberships and invitations are gone", async () => {
     const { owner, member, project } = await team();
-    await prisma.event.createMany({
-      data: [1, 2, 3].map((i) => ({ id: randomUUID(), projectId: project.id, level: "info" as const, message: `m${i}` })),
-    });
+    await seedEvents(project.id, [1, 2, 3].map((i) => ({ level: "info" as const, message: `m${i}`, at: new Date() })));
     await prisma.invitation.create({
       data: { projectId: project.id, email: "x@example.test", role: "member", tokenHash: randomUUID(), invitedById: owner.user.id, expiresAt: new Date(Date.now() + 1e6) },
     });
@@ -245,6 +243,7 @@ describe("DELETE /api/projects/:id", () => {
     expect(status).toBe(204);
     expect(body).toBeNull();
     expect(await prisma.event.count({ where: { projectId: project.id } })).toBe(0);
+    expect(await prisma.issue.count({ where: { projectId: project.id } })).toBe(0);
     expect(await prisma.membership.count({ where: { projectId: project.id } })).toBe(0);
     expect(await prisma.invitation.count({ where: { projectId: project.id } })).toBe(0);
     await expect(authenticateApiKey(project.apiKey)).rejects.toMatchObject({ code: "invalid_api_key" });

@@ -29,11 +29,28 @@ function nested(depth: number): Record<string, unknown> {
 
 describe("event validation", () => {
   it("accepts a minimal event and the optional fields", () => {
-    expect(parseEventBody(valid)).toEqual({ ...valid, context: null, timestamp: null });
+    expect(parseEventBody(valid)).toEqual({ ...valid, context: null, timestamp: null, fingerprint: null });
     const full = parseEventBody({ ...valid, context: { user: { id: 1 }, tags: ["a"], ok: true, n: null }, timestamp: "2026-01-02T03:04:05.678+01:00" });
     expect(full.context).toEqual({ user: { id: 1 }, tags: ["a"], ok: true, n: null });
     expect(full.timestamp?.toISOString()).toBe("2026-01-02T02:04:05.678Z");
     expect(parseEventBody({ ...valid, timestamp: 1767225600000 }).timestamp?.toISOString()).toBe("2026-01-01T00:00:00.000Z");
+    expect(parseEventBody({ ...valid, fingerprint: ["checkout", "stripe-timeout"] }).fingerprint).toEqual(["checkout", "stripe-timeout"]);
+  });
+
+  it("reads a unix timestamp below 10^12 as seconds (fractions allowed), from 10^12 up as milliseconds", () => {
+    expect(parseEventBody({ ...valid, timestamp: 1767225600 }).timestamp?.toISOString()).toBe("2026-01-01T00:00:00.000Z");
+    expect(parseEventBody({ ...valid, timestamp: 1767225600.25 }).timestamp?.toISOString()).toBe("2026-01-01T00:00:00.250Z");
+    expect(parseEventBody({ ...valid, timestamp: 253_402_300_799 }).timestamp?.toISOString()).toBe("9999-12-31T23:59:59.000Z");
+    expect(problemsOf(() => parseEventBody({ ...valid, timestamp: 999_999_999_999 }))[0]!.path).toBe("timestamp"); // seconds: year 33658
+    expect(parseEventBody({ ...valid, timestamp: 1_000_000_000_000 }).timestamp?.toISOString()).toBe("2001-09-09T01:46:40.000Z");
+    expect(parseEventBody({ ...valid, timestamp: 0 }).timestamp?.toISOString()).toBe("1970-01-01T00:00:00.000Z");
+  });
+
+  it("refuses a fingerprint that is not 1 to 8 strings of 1 to 200 characters", () => {
+    for (const fingerprint of [[], [""], ["x".repeat(201)], Array(9).fill("a"), "a", [1], null]) {
+      expect(problemsOf(() => parseEventBody({ ...valid, fingerprint }))[0]!.path, JSON.stringify(fingerprint)).toMatch(/^fingerprint/);
+    }
+    expect(parseEventBody({ ...valid, fingerprint: Array(8).fill("x".repeat(200)) }).fingerprint).toHaveLength(8);
   });
 
   it("lists every problem at once", () => {
@@ -87,8 +104,8 @@ describe("event validation", () => {
     expect(problems[0]!.message).toMatch(/deeper than 32/);
   });
 
-  it("rejects timestamps that are neither ISO 8601 with a zone nor unix ms", () => {
-    for (const timestamp of ["yesterday", "2026-01-01", "2026-01-01T00:00:00", -1, 1.5, 9e15]) {
+  it("rejects timestamps that are neither ISO 8601 with a zone nor a unix time in years 1970 to 9999", () => {
+    for (const timestamp of ["yesterday", "2026-01-01", "2026-01-01T00:00:00", -1, 9e15, 253402300800000]) {
       expect(problemsOf(() => parseEventBody({ ...valid, timestamp }))[0]!.path).toBe("timestamp");
     }
   });

@@ -76,7 +76,7 @@ export class ConnectionAffinityQueue {
       for (let item = this.next(); item; item = this.next()) {
         this.owner = item.handlerId;
         let bytes = 0;
-        let tail = new Uint8Array(0);
+        let tail: Uint8Array = new Uint8Array(0);
         try {
           await this.db.runExclusive(() =>
             this.db.execProtocolRawStream(item.message, {

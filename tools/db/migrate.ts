@@ -18,6 +18,7 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import pg from "pg";
 import { settings } from "@/lib/config/settings";
+import { backfillIssues, countUnassignedEvents } from "@/tools/db/backfill-issues";
 import { pidAlive, startEphemeralPostgres, type EmbeddedPostgres } from "@/tools/db/embedded";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -33,8 +34,10 @@ const lockTimeoutMs = () => settings().migrateLockTimeoutMs;
 export interface MigrateOptions {
   migrationsDir?: string;
   schemaPath?: string;
-  /** Called while waiting for another process's migration to finish. */
+  /** Progress lines for people: waiting for another migration, backfill results. */
   onWait?: (message: string) => void;
+  /** Events assigned to issues so far by the backfill (large tables take a while). */
+  onBackfill?: (assigned: number) => void;
 }
 
 // ---------------------------------------------------------------------------
@@ -319,12 +322,16 @@ export async function applyMigrations(url: string, options: MigrateOptions = {})
   if (migrationsList.lockfile.content === null) {
     throw new Error(`${path.join(migrationsDir, "migration_lock.toml")} is missing.`);
   }
-  return withMigrationLock(url, options.onWait, () =>
-    withEngine(url, options.schemaPath ?? SCHEMA_PATH, async (engine) => {
+  return withMigrationLock(url, options.onWait, async () => {
+    const applied = await withEngine(url, options.schemaPath ?? SCHEMA_PATH, async (engine) => {
       const { appliedMigrationNames } = await engine.applyMigrations({ migrationsList, filters: NO_FILTER });
       return appliedMigrationNames;
-    }),
-  );
+    });
+    // Data the SQL migrations cannot compute (the message templates are code).
+    const assigned = await backfillIssues(url, { onProgress: options.onBackfill });
+    if (assigned > 0) options.onWait?.(`Assigned ${assigned} earlier events to their issues.`);
+    return applied;
+  });
 }
 
 /**
@@ -362,6 +369,8 @@ export interface MigrationStatus {
   pending: string[];
   /** Started and not finished (a failed migration: needs an operator). */
   failed: string[];
+  /** Events stored before issues existed and not yet assigned (db:migrate does it). */
+  unassignedEvents: number;
 }
 
 /** Compares the folder with `_prisma_migrations`, with plain SQL (cheap enough
@@ -373,13 +382,15 @@ export async function migrationStatus(url: string, migrationsDir: string = MIGRA
   await client.connect();
   try {
     const exists = await client.query<{ t: string | null }>("SELECT to_regclass('_prisma_migrations')::text AS t");
-    if (!exists.rows[0]?.t) return { pending: names, failed: [] };
+    if (!exists.rows[0]?.t) return { pending: names, failed: [], unassignedEvents: 0 };
     const { rows } = await client.query<{ migration_name: string; finished_at: Date | null; rolled_back_at: Date | null }>(
       "SELECT migration_name, finished_at, rolled_back_at FROM _prisma_migrations",
     );
     const applied = new Set(rows.filter((r) => r.finished_at && !r.rolled_back_at).map((r) => r.migration_name));
     const failed = [...new Set(rows.filter((r) => !r.finished_at && !r.rolled_back_at).map((r) => r.migration_name))];
-    return { pending: names.filter((n) => !applied.has(n)), failed };
+    const pending = names.filter((n) => !applied.has(n));
+    const unassignedEvents = pending.length === 0 ? await countUnassignedEvents(url) : 0;
+    return { pending, failed, unassignedEvents };
   } finally {
     await client.end().catch(() => {});
   }

@@ -1,0 +1,99 @@
+/**
+ * What a summary knows: exact totals for the whole window from the issue
+ * aggregates, per project and per issue, and a bounded set of events
+ * examined in detail. The built-in digest and the model prompt are both
+ * written from one SummaryFacts value, so they state the same facts.
+ */
+import type { EventLevel } from "@/lib/events/schema";
+
+export type LevelCounts = { error: number; warn: number; info: number };
+
+export type IssueStatus = "open" | "resolved" | "ignored";
+
+/** One issue with events in the window. Counts are exact. */
+export type IssueFacts = {
+  issueId: string;
+  projectId: string;
+  projectName: string;
+  /** The issue's level: the most severe it has seen. */
+  level: EventLevel;
+  /** The message template (what the issue is). */
+  title: string;
+  /** The latest message, in full up to the read limit. */
+  sampleMessage: string;
+  status: IssueStatus;
+  /** Over the issue's whole life. */
+  firstSeen: Date;
+  lastSeen: Date;
+  /** occurredAt of the first event after it was last resolved; null if never reopened. */
+  regressedAt: Date | null;
+  /** Events in [since, now], and in the same length of time just before `since`. */
+  windowCount: number;
+  previousCount: number;
+  /** First and last event in the window. */
+  windowFirst: Date;
+  windowLast: Date;
+  /** First seen in the window (firstSeen >= since). */
+  isNew: boolean;
+  /** Reopened in the window (regressedAt >= since) and not new. */
+  isRegression: boolean;
+  /** Its last event is recent (see ONGOING_MS): still happening. */
+  ongoing: boolean;
+  /** Its text reads like instructions to an AI: data, never promoted (see looksLikeInstructions). */
+  instructionLike: boolean;
+};
+
+/** One project the summary covers. */
+export type ProjectFacts = {
+  projectId: string;
+  name: string;
+  window: LevelCounts;
+  previous: LevelCounts;
+  /** Its latest event ever (occurredAt), null when it has none. */
+  lastEventAt: Date | null;
+  /** Events in the previous window and none in this one. */
+  quiet: boolean;
+};
+
+/** An event examined in detail (its text is untrusted data). Text is cut in SQL. */
+export type ExaminedEvent = {
+  id: string;
+  issueId: string;
+  projectId: string;
+  level: EventLevel;
+  occurredAt: Date;
+  /** The first MESSAGE_READ_CHARS characters, and the full length. */
+  message: string;
+  messageLength: number;
+  /** Compact JSON of the context, cut to CONTEXT_READ_CHARS; null when absent. */
+  contextText: string | null;
+  contextLength: number;
+};
+
+export type SummaryFacts = {
+  /** The server's time when the facts were read: the window's end. */
+  now: Date;
+  /** The window's start (inclusive). */
+  since: Date;
+  /** Totals of the window, exact. */
+  totals: LevelCounts;
+  /** Every project covered (all the user's, or the one asked for), most errors first. */
+  projects: ProjectFacts[];
+  /** Issues with events in the window, ranked (rankIssues), at most MAX_ISSUES_IN_FACTS. */
+  issues: IssueFacts[];
+  /** How many distinct issues had events in the window (may exceed issues.length). */
+  issueCount: number;
+  /** At most `limit` events, chosen by rank: the newest of each issue in rank order, then more of the top issues. */
+  examined: ExaminedEvent[];
+};
+
+/** An issue whose last event is at most this old is "ongoing". */
+export const ONGOING_MS = 10 * 60_000;
+/** Issues carried in the facts (ranked first); the totals count all of them. */
+export const MAX_ISSUES_IN_FACTS = 50;
+export const MESSAGE_READ_CHARS = 1_000;
+export const CONTEXT_READ_CHARS = 1_000;
+
+export function totalOf(counts: LevelCounts): number {
+  return counts.error + counts.warn + counts.info;
+}
