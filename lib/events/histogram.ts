@@ -3,6 +3,7 @@ import type { EventFilters } from "@/lib/events/filters";
 import { assertSupportedTimes, eventConditions } from "@/lib/events/list";
 import type { EventLevel } from "@/lib/events/schema";
 import { errors } from "@/lib/http/errors";
+import { bucketCountsSql } from "@/lib/issues/window-counts";
 import type { ProjectAccess } from "@/lib/projects/access";
 
 export type HistogramBucket = { bucket: string; error: number; warn: number; info: number };
@@ -21,9 +22,9 @@ export type HistogramFilters = Pick<EventFilters, "level" | "q" | "issueId"> & {
  * Event counts per level in equal time buckets over [since, until) by the
  * events' time (default: the last 24 hours), empty buckets included, with
  * the same level, text and issue filters as the list beside it. Buckets are
- * whole minutes aligned to the unix epoch (since is rounded down to its
- * minute). Without a text filter the counts come from the per-minute issue
- * counts, so a chart over days never scans events.
+ * whole, aligned to the unix epoch: the first one also counts what happened
+ * in it before `since`. Without a text filter the counts come from the
+ * hourly or per-minute issue counts, so a chart over days never scans events.
  */
 export async function eventHistogram(access: ProjectAccess, filters: HistogramFilters = {}): Promise<HistogramBucket[]> {
   const end = filters.until ?? new Date();
@@ -44,17 +45,18 @@ export async function eventHistogram(access: ProjectAccess, filters: HistogramFi
       FROM events WHERE ${Prisma.join(conditions, " AND ")}
       GROUP BY 1, 2`;
   } else {
-    const conditions: Prisma.Sql[] = [
-      Prisma.sql`project_id = ${access.projectId}`,
-      Prisma.sql`minute >= ${from.toISOString()}::timestamptz`,
-      Prisma.sql`minute < ${end.toISOString()}::timestamptz`,
-    ];
-    if (levels.length > 0) conditions.push(Prisma.sql`level IN (${Prisma.join(levels.map((l) => Prisma.sql`${l}::event_level`))})`);
-    if (filters.issueId) conditions.push(Prisma.sql`issue_id = ${filters.issueId}::uuid`);
+    // From the hourly counts when buckets are whole hours, else the minutes.
+    const counts = bucketCountsSql({
+      projectIds: [access.projectId],
+      issueIds: filters.issueId ? [filters.issueId] : undefined,
+      levels,
+      start: new Date(first),
+      end,
+      bucketMs: size,
+    });
     rows = await prisma.$queryRaw<Row[]>`
-      SELECT (floor(extract(epoch FROM minute) * 1000 / ${size}) * ${size})::bigint AS bucket_ms, level::text AS level, sum(count)::bigint AS n
-      FROM issue_counts WHERE ${Prisma.join(conditions, " AND ")}
-      GROUP BY 1, 2`;
+      SELECT (${first}::bigint + b::bigint * ${size}::bigint) AS bucket_ms, level::text AS level, sum(n)::bigint AS n
+      FROM (${counts}) AS c GROUP BY 1, 2`;
   }
 
   const buckets = new Map<number, HistogramBucket>();

@@ -225,7 +225,11 @@ export function issueUpsertSql(source: string): string {
   )`;
 }
 
-/** Per-minute counts added from the rows of CTE `source` (issue_id, level, project_id, occurred_at). */
+/**
+ * Per-minute and per-hour counts added from the rows of CTE `source`
+ * (issue_id, level, project_id, occurred_at). Only the holder of an issue's
+ * row lock writes its counts, so these upserts never wait on each other.
+ */
 export function countUpsertSql(source: string): string {
   return `
   counts_up AS (
@@ -233,6 +237,13 @@ export function countUpsertSql(source: string): string {
     SELECT issue_id, date_bin('1 minute', occurred_at, TIMESTAMPTZ 'epoch'), level, project_id, count(*)::int
     FROM ${source} GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3
     ON CONFLICT (issue_id, minute, level) DO UPDATE SET count = c.count + EXCLUDED.count
+    RETURNING 1
+  ),
+  hours_up AS (
+    INSERT INTO issue_hours AS h (issue_id, hour, level, project_id, count)
+    SELECT issue_id, date_bin('1 hour', occurred_at, TIMESTAMPTZ 'epoch'), level, project_id, count(*)::int
+    FROM ${source} GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3
+    ON CONFLICT (issue_id, hour, level) DO UPDATE SET count = h.count + EXCLUDED.count
     RETURNING 1
   )`;
 }
@@ -279,7 +290,7 @@ events_in AS (
 ),${countUpsertSql("events_in")}
 SELECT
   (SELECT count(*)::int FROM events_in) AS stored,
-  (SELECT count(*)::int FROM counts_up) AS minutes,
+  (SELECT count(*)::int FROM counts_up) + (SELECT count(*)::int FROM hours_up) AS counters,
   (SELECT coalesce(json_agg(DISTINCT key_id), '[]') FROM input
      WHERE (key_id, project_id) NOT IN (SELECT id, project_id FROM active_keys)) AS refused_keys,
   (SELECT coalesce(json_agg(json_build_object('projectId', project_id, 'key', idem)), '[]')

@@ -9,7 +9,7 @@ import {
   type IssueSort,
   type IssueStatus,
 } from "@/lib/issues/filters";
-import { floorMinute, windowCountsSql } from "@/lib/issues/window-counts";
+import { bucketCountsSql, windowCountsSql } from "@/lib/issues/window-counts";
 import type { ProjectAccess } from "@/lib/projects/access";
 
 /** An issue as the API and the dashboard show it (times in ISO 8601, from the events' time). */
@@ -31,13 +31,15 @@ export type IssueView = {
   isNew: boolean;
   /** Reopened in the window (a resolved issue that got an event), not new. */
   isRegressed: boolean;
-  /** Events per bucket of the window, oldest first (see `window.bucketMs`). */
+  /** Events per bucket, oldest first; the buckets are `window.bucketMs` long and end with the window. */
   sparkline: number[];
 };
 
 export type IssueWindow = { since: string; until: string; bucketMs: number };
 
-const SPARKLINE_BUCKETS = 24;
+// Sparkline bucket sizes: the smallest that keeps a window to at most 30 buckets.
+const BUCKET_SIZES_MS = [1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440, 10080].map((m) => m * 60_000);
+const MAX_SPARKLINE_BUCKETS = 30;
 
 type IssueRecord = {
   id: string;
@@ -59,10 +61,12 @@ function resolveWindow(filters: { since?: Date; until?: Date }, now = new Date()
   const since = filters.since ?? new Date((until ?? now).getTime() - DEFAULT_ISSUE_WINDOW_MS);
   if (until && since >= until) throw errors.validation([{ path: "until", message: "until must be after since." }]);
   const end = until ?? now;
-  // Sparkline buckets: whole minutes, SPARKLINE_BUCKETS of them ending at the window's end.
-  const bucketMs = Math.max(60_000, Math.ceil((end.getTime() - since.getTime()) / SPARKLINE_BUCKETS / 60_000) * 60_000);
-  const start = floorMinute(new Date(end.getTime() - bucketMs * SPARKLINE_BUCKETS + 1));
-  return { since, until, end, bucketMs, start };
+  // Sparkline buckets aligned to their size (so whole hours come from the hourly counts).
+  const span = end.getTime() - since.getTime();
+  const bucketMs = BUCKET_SIZES_MS.find((size) => span / size <= MAX_SPARKLINE_BUCKETS) ?? BUCKET_SIZES_MS.at(-1)!;
+  const buckets = Math.max(1, Math.ceil((end.getTime() - Math.floor(since.getTime() / bucketMs) * bucketMs) / bucketMs));
+  const start = new Date(Math.floor((end.getTime() - 1) / bucketMs) * bucketMs - (buckets - 1) * bucketMs);
+  return { since, until, end, bucketMs, start, buckets };
 }
 
 // Sort columns: their SQL and how a cursor carries their value.
@@ -118,17 +122,20 @@ function toIssueView(row: IssueRecord, since: Date, sparkline: number[]): IssueV
   };
 }
 
-async function sparklines(issueIds: string[], start: Date, end: Date, bucketMs: number): Promise<Map<string, number[]>> {
-  const out = new Map(issueIds.map((id) => [id, new Array<number>(SPARKLINE_BUCKETS).fill(0)]));
+async function sparklines(
+  projectId: string,
+  issueIds: string[],
+  { start, end, bucketMs, buckets }: { start: Date; end: Date; bucketMs: number; buckets: number },
+): Promise<Map<string, number[]>> {
+  const out = new Map(issueIds.map((id) => [id, new Array<number>(buckets).fill(0)]));
   if (issueIds.length === 0) return out;
   const rows = await prisma.$queryRaw<{ issue_id: string; b: number; n: bigint | number }[]>`
-    SELECT issue_id::text, floor((extract(epoch FROM minute) * 1000 - ${start.getTime()}) / ${bucketMs})::int AS b, sum(count)::bigint AS n
-    FROM issue_counts
-    WHERE issue_id = ANY(${issueIds}::uuid[]) AND minute >= ${start} AND minute < ${end}
+    SELECT issue_id::text, b, sum(n)::bigint AS n
+    FROM (${bucketCountsSql({ projectIds: [projectId], issueIds, start, end: new Date(start.getTime() + buckets * bucketMs), bucketMs })}) AS c
     GROUP BY 1, 2`;
   for (const row of rows) {
     const line = out.get(row.issue_id);
-    if (line && row.b >= 0 && row.b < SPARKLINE_BUCKETS) line[row.b]! += Number(row.n);
+    if (line && row.b >= 0 && row.b < buckets) line[row.b]! += Number(row.n);
   }
   return out;
 }
@@ -180,7 +187,7 @@ export async function listProjectIssues(
     LIMIT ${limit + 1}`;
 
   const page = rows.slice(0, limit);
-  const lines = await sparklines(page.map((r) => r.id), window.start, window.end, window.bucketMs);
+  const lines = await sparklines(access.projectId, page.map((r) => r.id), window);
   const last = page.at(-1);
   const value = (r: IssueRecord) => {
     const v = sort === "events" ? r.window_count : sort === "total" ? r.count : sort === "first_seen" ? r.first_seen : r.last_seen;
@@ -206,7 +213,7 @@ export async function getProjectIssue(
       (SELECT coalesce(sum(n), 0)::bigint FROM ${windowCountsSql({ projectIds: [access.projectId], since: window.since, until: window.until, issueIds: [issueId] })} AS p) AS window_count
     FROM issues i WHERE i.id = ${issueId}::uuid AND i.project_id = ${access.projectId}`;
   if (rows.length === 0) throw errors.notFound("No issue with this id in this project.");
-  const lines = await sparklines([issueId], window.start, window.end, window.bucketMs);
+  const lines = await sparklines(access.projectId, [issueId], window);
   return {
     ...toIssueView(rows[0]!, window.since, lines.get(issueId)!),
     window: { since: window.since.toISOString(), until: window.end.toISOString(), bucketMs: window.bucketMs },

@@ -53,8 +53,10 @@ describe("backfill of events stored before issues", () => {
 
     const events = await prisma.event.findMany({ where: { projectId: project.id }, select: { timestamp: true, receivedAt: true, occurredAt: true } });
     for (const e of events) expect(e.occurredAt!.getTime()).toBe((e.timestamp ?? e.receivedAt).getTime());
-    const [minutes] = await prisma.$queryRaw<{ n: bigint }[]>`SELECT sum(count)::bigint AS n FROM issue_counts WHERE project_id = ${project.id}`;
-    expect(minutes!.n).toBe(23n);
+    const [counters] = await prisma.$queryRaw<{ minutes: bigint; hours: bigint }[]>`
+      SELECT (SELECT sum(count)::bigint FROM issue_counts WHERE project_id = ${project.id}) AS minutes,
+             (SELECT sum(count)::bigint FROM issue_hours WHERE project_id = ${project.id}) AS hours`;
+    expect(counters).toEqual({ minutes: 23n, hours: 23n });
 
     await backfillIssues(url);
     expect(Number((await prisma.issue.findUniqueOrThrow({ where: { id: charged.id } })).count)).toBe(15);

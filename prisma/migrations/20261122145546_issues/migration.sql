@@ -39,6 +39,17 @@ CREATE TABLE "issue_counts" (
     CONSTRAINT "issue_counts_pkey" PRIMARY KEY ("issue_id","minute","level")
 );
 
+-- CreateTable
+CREATE TABLE "issue_hours" (
+    "issue_id" UUID NOT NULL,
+    "hour" TIMESTAMPTZ(3) NOT NULL,
+    "level" "event_level" NOT NULL,
+    "project_id" TEXT NOT NULL,
+    "count" INTEGER NOT NULL,
+
+    CONSTRAINT "issue_hours_pkey" PRIMARY KEY ("issue_id","hour","level")
+);
+
 -- CreateIndex
 CREATE INDEX "issues_project_last_seen_idx" ON "issues"("project_id", "last_seen" DESC);
 
@@ -47,6 +58,9 @@ CREATE UNIQUE INDEX "issues_project_fingerprint_key" ON "issues"("project_id", "
 
 -- CreateIndex
 CREATE INDEX "issue_counts_project_minute_idx" ON "issue_counts"("project_id", "minute");
+
+-- CreateIndex
+CREATE INDEX "issue_hours_project_hour_idx" ON "issue_hours"("project_id", "hour");
 
 -- CreateIndex
 CREATE INDEX "events_project_occurred_idx" ON "events"("project_id" ASC, "occurred_at" DESC, "id" DESC);
@@ -62,3 +76,6 @@ ALTER TABLE "issues" ADD CONSTRAINT "issues_project_id_fkey" FOREIGN KEY ("proje
 
 -- AddForeignKey
 ALTER TABLE "issue_counts" ADD CONSTRAINT "issue_counts_issue_id_fkey" FOREIGN KEY ("issue_id") REFERENCES "issues"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "issue_hours" ADD CONSTRAINT "issue_hours_issue_id_fkey" FOREIGN KEY ("issue_id") REFERENCES "issues"("id") ON DELETE CASCADE ON UPDATE CASCADE;
