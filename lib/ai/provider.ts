@@ -1,5 +1,5 @@
 import { createOpenAI } from "@ai-sdk/openai";
-import type { LanguageModel } from "ai";
+import { APICallError, type LanguageModel } from "ai";
 import type { AiSettings } from "@/lib/config/settings";
 
 /** A model object (not a gateway id string). */
@@ -20,6 +20,7 @@ export function resolveSummaryModel(settings: AiSettings): SummaryModel | null {
   const provider = createOpenAI({
     apiKey: settings.apiKey ?? PLACEHOLDER_API_KEY,
     ...(settings.baseURL ? { baseURL: settings.baseURL } : {}),
+    fetch: fetchFailingFastOn429,
   });
   return settings.baseURL ? provider.chat(settings.model) : provider.responses(settings.model);
 }
@@ -27,4 +28,24 @@ export function resolveSummaryModel(settings: AiSettings): SummaryModel | null {
 /** The X-Summary-Source value for a model. */
 export function modelSource(model: SummaryModel): `model:${string}` {
   return `model:${model.modelId}`;
+}
+
+/**
+ * A provider that is rate limiting us will not answer within the summary's
+ * deadline: the SDK would wait out its Retry-After (up to a minute) and retry.
+ * Refused at once instead, so the dashboard gets the built-in digest and says
+ * why; server errors (5xx) are still retried.
+ */
+async function fetchFailingFastOn429(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+  const response = await fetch(input, init);
+  if (response.status !== 429) return response;
+  throw new APICallError({
+    message: "The AI provider is rate limiting requests (HTTP 429).",
+    url: String(input instanceof Request ? input.url : input),
+    requestBodyValues: {},
+    statusCode: 429,
+    responseHeaders: Object.fromEntries(response.headers),
+    responseBody: await response.text().catch(() => ""),
+    isRetryable: false,
+  });
 }

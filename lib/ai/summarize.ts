@@ -9,23 +9,26 @@ import {
   TypeValidationError,
 } from "ai";
 import { LRUCache } from "lru-cache";
-import { settings as appSettings, type AiSettings } from "@/lib/config/settings";
 import { buildDigest } from "@/lib/ai/digest";
-import { formatUtc, groupEvents, groupKey } from "@/lib/ai/group-events";
+import { totalOf } from "@/lib/ai/facts";
+import { factsFingerprint, loadSummaryFacts } from "@/lib/ai/load-facts";
 import { buildSummaryPrompt } from "@/lib/ai/prompt";
 import { modelSource, resolveSummaryModel, type SummaryModel } from "@/lib/ai/provider";
-import { findPreviouslySeenGroups, selectRecentEvents, type SelectedEvent } from "@/lib/events/recent";
-import { countProjectsOfUser } from "@/lib/projects/service";
-import { resolveProjectAccess } from "@/lib/projects/access";
+import { consumeSummaryQuota } from "@/lib/ai/rate-limit";
+import { settings as appSettings, type AiSettings } from "@/lib/config/settings";
 import { AppError, errors } from "@/lib/http/errors";
 import { logger } from "@/lib/log";
-import { consumeSummaryQuota } from "@/lib/ai/rate-limit";
+import { resolveProjectAccess } from "@/lib/projects/access";
+import { listProjectNamesOfUser } from "@/lib/projects/service";
 
 export type SummarySource = "builtin" | `model:${string}`;
+/** Why a configured model did not write the answer (the built-in digest did). */
+export type SummaryFallback = "ai_unavailable" | "ai_rate_limited";
 
 export type SummarizeOptions = {
+  /** Events examined in detail (1 to 500). */
   limit: number;
-  /** Events received at or after this instant; null: no lower bound. */
+  /** The window's start; null: the last 24 hours. */
   since: Date | null;
   /** Only this project; the user must be a member (else 403). */
   projectId?: string;
@@ -36,11 +39,11 @@ export type SummarizeOptions = {
 export type SummaryResult = {
   summary: string;
   source: SummarySource;
-  /** Events examined (and covered by the summary, minus `omittedGroups`' events for a model). */
+  fallback?: SummaryFallback;
+  /** Events in the window (exact), and how many were examined in detail. */
   eventCount: number;
-  /** Lower-priority groups left out of the model prompt for length. */
-  omittedGroups: number;
-  /** Answered from the in-memory cache (identical request, no new events). */
+  examined: number;
+  /** Answered from the cache (the same facts were summarized moments ago). */
   cached: boolean;
 };
 
@@ -49,103 +52,74 @@ export type SummarizeDeps = {
   model?: SummaryModel | null;
   /** Settings instead of the environment's. */
   settings?: AiSettings;
+  /** The server's clock (tests pin it). */
+  now?: Date;
 };
+
+export const DEFAULT_SUMMARY_WINDOW_MS = 86_400_000;
+/** A model answer longer than this is cut (its token limit is the first bound). */
+export const MAX_SUMMARY_CHARS = 6_000;
 
 type Fresh = Omit<SummaryResult, "cached">;
 
-// Identical requests with no new events reuse the last answer for
-// AI_CACHE_TTL_MS, and identical requests arriving together share one model
-// call (a dashboard double-render must not cost two). Per process, as the
-// SPEC allows for caches.
+// The same facts (and model) within AI_CACHE_TTL_MS get the same answer, and
+// identical requests arriving together share one model call. Per process
+// unless Redis is configured (see docs/ai.md).
 const answers = new LRUCache<string, Fresh>({ max: 1_000, ttl: 60_000 });
 const inFlight = new Map<string, Promise<Fresh>>();
 
-/**
- * The summary of a user's recent events (GET /api/ai/summarize): the newest
- * `limit` events since `since` in their projects, summarised by the
- * configured model, or by the built-in digest when none is configured.
- * Provider failures and timeouts are 502 ai_unavailable, never partial text.
- */
 /** GET /api/ai/summarize: the caller's per-user quota, then the summary. */
 export async function summarizeForRequest(user: { id: string }, options: SummarizeOptions): Promise<SummaryResult> {
   await consumeSummaryQuota(user.id);
   return summarizeRecentEvents(user, options);
 }
 
-export async function summarizeRecentEvents(
-  user: { id: string },
-  options: SummarizeOptions,
-  deps: SummarizeDeps = {},
-): Promise<SummaryResult> {
+/**
+ * The summary of a window of the user's events: exact totals per level,
+ * project and issue from the issue aggregates, the top issues ranked
+ * (errors first; new and regressed first; growth; count), and up to `limit`
+ * events examined in detail, written by the configured model, or by the
+ * built-in digest when there is none or it fails (the answer says which).
+ */
+export async function summarizeRecentEvents(user: { id: string }, options: SummarizeOptions, deps: SummarizeDeps = {}): Promise<SummaryResult> {
   const settings = deps.settings ?? appSettings().ai;
-  const projectName = options.projectId !== undefined ? await requireMembership(user.id, options.projectId) : null;
+  const now = deps.now ?? new Date();
+  const since = options.since ?? new Date(now.getTime() - DEFAULT_SUMMARY_WINDOW_MS);
+  const projects = options.projectId !== undefined ? [await requireMembership(user.id, options.projectId)] : await listProjectNamesOfUser(user.id);
+  if (projects.length === 0) {
+    return { summary: "You are not a member of any project yet, so there are no events to summarize.", source: "builtin", eventCount: 0, examined: 0, cached: false };
+  }
 
-  const events = await selectRecentEvents(user.id, options);
-  if (events.length === 0) {
-    return { summary: await noEventsStatement(user.id, options.since, projectName), source: "builtin", eventCount: 0, omittedGroups: 0, cached: false };
+  const facts = await loadSummaryFacts({ projects, since, now, limit: options.limit });
+  const eventCount = totalOf(facts.totals);
+  if (eventCount === 0) {
+    return { summary: noEventsStatement(since, now, projects), source: "builtin", eventCount: 0, examined: 0, cached: false };
   }
 
   const model = deps.model !== undefined ? deps.model : resolveSummaryModel(settings);
-  const key = JSON.stringify([
-    user.id,
-    options.limit,
-    options.since?.getTime() ?? null,
-    options.projectId ?? null,
-    model ? [model.provider, model.modelId, settings.baseURL ?? null] : "builtin",
-    fingerprint(events),
-  ]);
+  const key = createHash("sha256")
+    .update(JSON.stringify([model ? [model.provider, model.modelId, settings.baseURL ?? null] : "builtin", options.limit, factsFingerprint(facts)]))
+    .digest("base64url");
   if (settings.cacheTtlMs > 0) {
     const hit = answers.get(key);
     if (hit) return { ...hit, cached: true };
   }
-
   let pending = inFlight.get(key);
   if (!pending) {
-    pending = produce(events, options, model, settings).finally(() => inFlight.delete(key));
+    pending = (async (): Promise<Fresh> => {
+      const base = { eventCount, examined: facts.examined.length };
+      if (!model) return { ...base, summary: buildDigest(facts), source: "builtin" };
+      const prompt = buildSummaryPrompt(facts, { budgetChars: settings.promptBudgetChars });
+      const written = await callModel(model, prompt.system, prompt.prompt, settings, options.requestId);
+      if ("text" in written) return { ...base, summary: written.text, source: modelSource(model) };
+      return { ...base, summary: buildDigest(facts), source: "builtin", fallback: written.fallback };
+    })().finally(() => inFlight.delete(key));
     inFlight.set(key, pending);
   }
   const fresh = await pending;
-  if (settings.cacheTtlMs > 0) answers.set(key, fresh, { ttl: settings.cacheTtlMs });
+  // A fallback is not cached: the provider may be back for the next request.
+  if (settings.cacheTtlMs > 0 && !fresh.fallback) answers.set(key, fresh, { ttl: settings.cacheTtlMs });
   return { ...fresh, cached: false };
-}
-
-async function produce(
-  events: SelectedEvent[],
-  options: SummarizeOptions,
-  model: SummaryModel | null,
-  settings: AiSettings,
-): Promise<Fresh> {
-  // Events are newest first.
-  const newest = events[0]!;
-  const oldest = events[events.length - 1]!;
-  const groups = groupEvents(events);
-  const seen = new Set((await findPreviouslySeenGroups(groups, oldest)).map(groupKey));
-  for (const group of groups) group.isNew = !seen.has(group.key);
-  const projectCount = new Set(events.map((e) => e.projectId)).size;
-
-  if (!model) {
-    const summary = buildDigest({
-      groups,
-      eventCount: events.length,
-      since: options.since,
-      oldest: oldest.receivedAt,
-      newest: newest.receivedAt,
-      newnessKnown: true,
-    });
-    return { summary, source: "builtin", eventCount: events.length, omittedGroups: 0 };
-  }
-
-  const prompt = buildSummaryPrompt({
-    groups,
-    eventCount: events.length,
-    projectCount,
-    since: options.since,
-    oldest: oldest.receivedAt,
-    newest: newest.receivedAt,
-    budgetChars: settings.promptBudgetChars,
-  });
-  const summary = await callModel(model, prompt.system, prompt.prompt, settings, options.requestId);
-  return { summary, source: modelSource(model), eventCount: events.length, omittedGroups: prompt.omittedGroups };
 }
 
 async function callModel(
@@ -154,10 +128,10 @@ async function callModel(
   prompt: string,
   settings: AiSettings,
   requestId: string | undefined,
-): Promise<string> {
+): Promise<{ text: string } | { fallback: SummaryFallback }> {
   const signal = AbortSignal.timeout(settings.timeoutMs);
   const started = Date.now();
-  let failure: { detail: string; reason: string; status?: number; error?: unknown };
+  let failure: Failure;
   try {
     const result = await generateText({
       model,
@@ -169,29 +143,27 @@ async function callModel(
       abortSignal: signal,
     });
     const text = result.text.trim();
-    if (result.finishReason === "length") {
-      failure = { reason: "length", detail: "The AI provider's answer was cut off at the output limit; raise AI_MAX_OUTPUT_TOKENS or use a non-reasoning model." };
-    } else if (result.finishReason === "content-filter") {
-      failure = { reason: "content-filter", detail: "The AI provider withheld its answer (content filter)." };
-    } else if (result.finishReason === "error" || result.finishReason === "interrupted") {
-      failure = { reason: result.finishReason, detail: "The AI provider did not finish its answer." };
-    } else if (text === "") {
-      failure = { reason: "empty", detail: "The AI provider returned an empty answer." };
-    } else {
+    if (result.finishReason === "content-filter") failure = { reason: "content-filter" };
+    else if (result.finishReason === "error" || result.finishReason === "interrupted") failure = { reason: result.finishReason };
+    else if (text === "") failure = { reason: "empty" };
+    else {
       logger.info("ai summary generated", {
         requestId,
         model: model.modelId,
         ms: Date.now() - started,
         inputTokens: result.usage.inputTokens,
         outputTokens: result.usage.outputTokens,
+        finishReason: result.finishReason,
       });
-      return text;
+      // Cut at the output limit: keep what was written, say it was cut.
+      const capped = text.length > MAX_SUMMARY_CHARS ? `${text.slice(0, MAX_SUMMARY_CHARS)}…` : text;
+      return { text: result.finishReason === "length" ? `${capped}\n\n_(The summary was cut at its length limit.)_` : capped };
     }
   } catch (error) {
     if (error instanceof AppError) throw error;
-    failure = classifyFailure(error, signal, settings);
+    failure = classifyFailure(error, signal);
   }
-  logger.warn("ai summary failed", {
+  logger.warn("ai summary failed; answering with the built-in digest", {
     requestId,
     provider: model.provider,
     model: model.modelId,
@@ -200,44 +172,25 @@ async function callModel(
     ...(failure.error !== undefined ? { error: safeMessage(failure.error, settings) } : {}),
     ms: Date.now() - started,
   });
-  throw errors.aiUnavailable(failure.detail);
+  return { fallback: failure.status === 429 ? "ai_rate_limited" : "ai_unavailable" };
 }
 
-const UNREADABLE = "The AI provider sent an answer that could not be read.";
+type Failure = { reason: string; status?: number; error?: unknown };
 
-function classifyFailure(
-  error: unknown,
-  signal: AbortSignal,
-  settings: AiSettings,
-): { detail: string; reason: string; status?: number; error: unknown } {
-  if (signal.aborted) {
-    return { reason: "timeout", error, detail: `The AI provider did not answer within ${formatSeconds(settings.timeoutMs)}.` };
-  }
+function classifyFailure(error: unknown, signal: AbortSignal): Failure {
+  if (signal.aborted) return { reason: "timeout", error };
   const cause = RetryError.isInstance(error) ? error.lastError : error;
   if (APICallError.isInstance(cause)) {
     const status = cause.statusCode;
-    if (status === undefined) return { reason: "network", error: cause, detail: "Could not reach the AI provider." };
+    if (status === undefined) return { reason: "network", error: cause };
     // A 2xx whose body failed to parse (the SDK wraps the JSONParseError).
-    if (status >= 200 && status < 300) return { reason: "malformed", status, error: cause, detail: UNREADABLE };
-    const detail =
-      status === 401 || status === 403
-        ? `The AI provider refused the credentials (HTTP ${status}); check the server's OPENAI_API_KEY.`
-        : status === 404
-          ? `The AI provider does not offer the configured model (HTTP 404); check AI_MODEL.`
-          : status === 429
-            ? "The AI provider is rate limiting or out of quota (HTTP 429); try again later."
-            : `The AI provider answered with an error (HTTP ${status}).`;
-    return { reason: "http", status, error: cause, detail };
+    if (status >= 200 && status < 300) return { reason: "malformed", status, error: cause };
+    return { reason: "http", status, error: cause };
   }
-  if (
-    JSONParseError.isInstance(cause) ||
-    TypeValidationError.isInstance(cause) ||
-    InvalidResponseDataError.isInstance(cause) ||
-    EmptyResponseBodyError.isInstance(cause)
-  ) {
-    return { reason: "malformed", error: cause, detail: UNREADABLE };
+  if (JSONParseError.isInstance(cause) || TypeValidationError.isInstance(cause) || InvalidResponseDataError.isInstance(cause) || EmptyResponseBodyError.isInstance(cause)) {
+    return { reason: "malformed", error: cause };
   }
-  return { reason: "other", error: cause, detail: "The AI provider call failed." };
+  return { reason: "other", error: cause };
 }
 
 /**
@@ -252,9 +205,10 @@ function safeMessage(error: unknown, settings: AiSettings): string {
   return text.replace(/\b(sk|tlt)[-_][A-Za-z0-9_*.-]{4,}/g, "[redacted]").replace(/(Bearer\s+)\S+/gi, "$1[redacted]");
 }
 
-async function requireMembership(userId: string, projectId: string): Promise<string> {
+async function requireMembership(userId: string, projectId: string): Promise<{ id: string; name: string }> {
   try {
-    return (await resolveProjectAccess(userId, projectId)).projectName;
+    const access = await resolveProjectAccess(userId, projectId);
+    return { id: access.projectId, name: access.projectName };
   } catch (error) {
     // This endpoint answers 403 (SPEC), the same whether the project exists or not.
     if (error instanceof AppError && error.status === 404) throw errors.forbidden("You are not a member of this project.");
@@ -262,21 +216,11 @@ async function requireMembership(userId: string, projectId: string): Promise<str
   }
 }
 
-async function noEventsStatement(userId: string, since: Date | null, projectName: string | null): Promise<string> {
-  const when = since ? `since ${formatUtc(since)}` : "yet";
-  if (projectName !== null) return `No events received ${when} in project "${projectName}".`;
-  const projects = await countProjectsOfUser(userId);
-  if (projects === 0) return "You are not a member of any project yet, so there are no events to summarize.";
-  return `No events received ${when} in your ${projects === 1 ? "project" : `${projects} projects`}.`;
+function formatUtc(date: Date): string {
+  return `${date.toISOString().slice(0, 16).replace("T", " ")} UTC`;
 }
 
-/** Identifies the examined events: a new event (or a lost membership) changes it. */
-function fingerprint(events: SelectedEvent[]): string {
-  const hash = createHash("sha256");
-  for (const e of events) hash.update(e.id).update(",");
-  return hash.digest("base64url");
-}
-
-function formatSeconds(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
+function noEventsStatement(since: Date, now: Date, projects: { name: string }[]): string {
+  const where = projects.length === 1 ? `in project "${projects[0]!.name}"` : `in your ${projects.length} projects`;
+  return `No events ${where} from ${formatUtc(since)} to ${formatUtc(now)} (now).`;
 }

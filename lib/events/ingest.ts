@@ -1,4 +1,4 @@
-import { v7 as uuidv7 } from "uuid";
+import { newEventId } from "@/lib/events/ids";
 import { fromSettings, settings } from "@/lib/config/settings";
 import { dbPool } from "@/lib/db/client";
 import { errors, type FieldProblem } from "@/lib/http/errors";
@@ -84,7 +84,7 @@ function toRows(key: AuthenticatedKey, events: ValidEvent[]): NewEvent[] {
   const receivedAt = new Date();
   return events.map((e) => {
     const { hash, title } = issueGroupingKey(e);
-    return { ...e, id: uuidv7(), receivedAt, occurredAt: eventTime(e.timestamp, receivedAt), keyId: key.keyId, issueHash: hash, issueTitle: title };
+    return { ...e, id: newEventId(), receivedAt, occurredAt: eventTime(e.timestamp, receivedAt), keyId: key.keyId, issueHash: hash, issueTitle: title };
   });
 }
 

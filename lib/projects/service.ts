@@ -77,7 +77,9 @@ export async function deleteProjectAsOwner(access: ProjectAccess, options: { con
   if (count === 0) throw errors.notFound(PROJECT_NOT_FOUND);
 }
 
-/** How many projects the user is a member of. */
-export async function countProjectsOfUser(userId: string): Promise<number> {
-  return prisma.membership.count({ where: { userId } });
+
+/** The ids and names of the user's projects (what a summary across them covers). */
+export async function listProjectNamesOfUser(userId: string): Promise<{ id: string; name: string }[]> {
+  const rows = await prisma.membership.findMany({ where: { userId }, select: { project: { select: { id: true, name: true } } }, orderBy: { createdAt: "asc" } });
+  return rows.map((r) => r.project);
 }

@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 /** How the fake server answers the next chat completion. */
 export type FakeMode =
   | { kind: "ok"; text: string }
-  | { kind: "status"; status: number; body?: string }
+  | { kind: "status"; status: number; body?: string; headers?: Record<string, string> }
   | { kind: "malformed" }
   | { kind: "hang" };
 
@@ -70,7 +70,7 @@ export async function startFakeOpenAI(initial: FakeMode = { kind: "ok", text: "A
         return;
       case "status":
         res
-          .writeHead(mode.status, { "content-type": "application/json" })
+          .writeHead(mode.status, { "content-type": "application/json", ...(mode.headers ?? {}) })
           .end(mode.body ?? JSON.stringify({ error: { message: "upstream exploded", type: "server_error" } }));
         return;
       case "malformed":

@@ -1,13 +1,12 @@
 import { seedEvents } from "@/tests/helpers/events";
 import { setEnv } from "@/tests/helpers/env";
 import { MockLanguageModelV4 } from "ai/test";
-import { v7 as uuidv7 } from "uuid";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { GET } from "@/app/api/ai/summarize/route";
 import type { SummaryModel } from "@/lib/ai/provider";
 import { prisma, type Prisma } from "@/lib/db/client";
 import { createProject } from "@/lib/projects/create-project";
-import { messageText, startFakeOpenAI, type FakeOpenAI } from "@/tests/helpers/fake-openai";
+import { messageText, startFakeOpenAI, type FakeMode, type FakeOpenAI } from "@/tests/helpers/fake-openai";
 import { createUserWithSession, uniqueEmail } from "@/tests/helpers/session";
 
 // A model injected in place of the configured one (null: use the environment).
@@ -40,7 +39,7 @@ beforeEach(() => {
 afterEach(() => {
   for (const k of AI_ENV) {
     if (savedEnv[k] === undefined) setEnv(k, undefined);
-    else process.env[k] = savedEnv[k];
+    else setEnv(k, savedEnv[k]);
   }
   injected.model = null;
   vi.restoreAllMocks();
@@ -195,7 +194,7 @@ describe("GET /api/ai/summarize: query validation", () => {
   });
 });
 
-describe("GET /api/ai/summarize: built-in digest and event selection", () => {
+describe("GET /api/ai/summarize: built-in digest and the window", () => {
   it("no events: 200 with a statement and no model call", async () => {
     const { user, cookie } = await signedInUser();
     const project = await projectOf(user.id);
@@ -206,8 +205,8 @@ describe("GET /api/ai/summarize: built-in digest and event selection", () => {
     const { status, body, res } = await summarize(`since=${since}`, { cookie });
     expect(status).toBe(200);
     expect(Object.keys(body)).toEqual(["summary"]);
-    expect(body.summary).toMatch(/^No events received since .* in your project\.$/);
-    expect(res.headers.get("X-Summary-Event-Count")).toBe("0");
+    expect(body.summary).toMatch(/^No events in project ".*" from \d{4}-\d\d-\d\d \d\d:\d\d UTC to \d{4}-\d\d-\d\d \d\d:\d\d UTC \(now\)\.$/);
+    expect(res.headers.get("X-Summary-Events")).toBe("0");
     expect(res.headers.get("X-Summary-Source")).toBe("builtin");
     expect(model.doGenerateCalls).toHaveLength(0);
 
@@ -219,8 +218,8 @@ describe("GET /api/ai/summarize: built-in digest and event selection", () => {
     const { user, cookie } = await signedInUser();
     const project = await projectOf(user.id, "shop");
     await addEvents(project.id, [
-      { level: "error", message: "Payment failed", secondsAgo: 30 },
-      { level: "error", message: "Payment failed", secondsAgo: 20 },
+      { level: "error", message: "Payment 1042 failed", secondsAgo: 30 },
+      { level: "error", message: "Payment 1043 failed", secondsAgo: 20 },
       { level: "warn", message: "Slow checkout", secondsAgo: 10 },
     ]);
     const { status, body, res } = await summarize("", { cookie });
@@ -228,24 +227,23 @@ describe("GET /api/ai/summarize: built-in digest and event selection", () => {
     expect(res.headers.get("content-type")).toBe("application/json");
     expect(Object.keys(body)).toEqual(["summary"]);
     expect(res.headers.get("X-Summary-Source")).toBe("builtin");
-    expect(res.headers.get("X-Summary-Event-Count")).toBe("3");
+    expect(res.headers.get("X-Summary-Fallback")).toBeNull();
+    expect(res.headers.get("X-Summary-Events")).toBe("3");
+    expect(res.headers.get("X-Summary-Examined")).toBe("3");
     const summary = body.summary as string;
-    expect(summary).toContain("3 events from 1 project");
-    expect(summary).toContain("By level: 2 errors, 1 warning, 0 info.");
-    expect(summary).toContain('[error] shop-');
-    expect(summary).toContain('"Payment failed" (new)');
-    expect(summary).toContain("2 times, first ");
+    expect(summary).toContain("Payment <num> failed");
+    expect(summary).toMatch(/\b3 events\b/);
+    expect(summary).toMatch(/\b2 errors\b/);
   });
 
-  it("examines the newest `limit` events since `since` (seconds or milliseconds) across the user's projects only", async () => {
+  it("exact totals for the window whatever `limit`; `since` in seconds or milliseconds; the user's projects only", async () => {
     const { user, cookie } = await signedInUser();
     const a = await projectOf(user.id, "alpha");
     const b = await projectOf(user.id, "beta");
     const other = await signedInUser();
     const foreign = await projectOf(other.user.id, "foreign");
     await addEvents(a.id, [
-      { message: "a-new-1", secondsAgo: 10 },
-      { message: "a-new-2", secondsAgo: 20 },
+      ...Array.from({ length: 30 }, (_, i) => ({ message: `Worker ${i} crashed`, secondsAgo: 10 + i })),
       { message: "a-old", secondsAgo: 5000 },
     ]);
     await addEvents(b.id, [{ message: "b-new", secondsAgo: 15 }]);
@@ -253,21 +251,21 @@ describe("GET /api/ai/summarize: built-in digest and event selection", () => {
 
     const sinceS = Math.floor(Date.now() / 1000) - 600;
     const bySeconds = await summarize(`since=${sinceS}`, { cookie });
-    expect(bySeconds.res.headers.get("X-Summary-Event-Count")).toBe("3");
+    expect(bySeconds.res.headers.get("X-Summary-Events")).toBe("31");
     expect(bySeconds.body.summary).not.toContain("a-old");
     expect(bySeconds.body.summary).not.toContain("FOREIGN");
 
+    // limit bounds the events examined, never the totals.
     const byMs = await summarize(`since=${sinceS * 1000}&limit=2`, { cookie });
-    expect(byMs.res.headers.get("X-Summary-Event-Count")).toBe("2");
-    expect(byMs.body.summary).toContain("a-new-1");
-    expect(byMs.body.summary).toContain("b-new");
-    expect(byMs.body.summary).not.toContain("a-new-2");
+    expect(byMs.res.headers.get("X-Summary-Events")).toBe("31");
+    expect(byMs.res.headers.get("X-Summary-Examined")).toBe("2");
+    expect(byMs.body.summary).toContain("30"); // the worker issue's exact count
 
     const all = await summarize("", { cookie });
-    expect(all.res.headers.get("X-Summary-Event-Count")).toBe("4");
+    expect(all.res.headers.get("X-Summary-Events")).toBe("32");
 
     const onlyB = await summarize(`projectId=${b.id}`, { cookie });
-    expect(onlyB.res.headers.get("X-Summary-Event-Count")).toBe("1");
+    expect(onlyB.res.headers.get("X-Summary-Events")).toBe("1");
     expect(onlyB.body.summary).toContain("b-new");
 
     // Membership, not ownership: a member sees the project's events too.
@@ -294,7 +292,7 @@ describe("GET /api/ai/summarize: with a model", () => {
     expect(status).toBe(200);
     expect(body).toEqual({ summary: "Mock summary: payments are failing." });
     expect(res.headers.get("X-Summary-Source")).toBe("model:mock-summarizer");
-    expect(res.headers.get("X-Summary-Event-Count")).toBe("2");
+    expect(res.headers.get("X-Summary-Events")).toBe("2");
     expect(model.doGenerateCalls).toHaveLength(1);
 
     const call = model.doGenerateCalls[0]!;
@@ -305,9 +303,8 @@ describe("GET /api/ai/summarize: with a model", () => {
     expect(sent.system).not.toContain("HACKED");
     const { inside, outside } = fenceOf(sent.user);
     expect(inside).toContain(INJECTION);
-    expect(inside).toContain('"context":"{\\"orderId\\":42}"');
+    expect(inside).toContain('{\\"orderId\\":42}');
     expect(outside).not.toContain("HACKED");
-    expect(sent.user.split(INJECTION)).toHaveLength(2);
     expect(JSON.stringify(call.prompt)).not.toContain("OTHER-USERS-SECRET");
   });
 
@@ -348,17 +345,18 @@ describe("GET /api/ai/summarize: with a model", () => {
     expect(model.doGenerateCalls).toHaveLength(1);
   });
 
-  it("502 ai_unavailable for an empty model answer, and nothing cached", async () => {
+  it("an empty model answer: the built-in digest with X-Summary-Fallback: ai_unavailable, and nothing cached", async () => {
     const { user, cookie } = await signedInUser();
     const project = await projectOf(user.id);
     await addEvents(project.id, [{ message: "boom" }]);
     const model = mockModel("   ");
     injected.model = model;
     for (let i = 0; i < 2; i++) {
-      const { status, body } = await summarize("", { cookie });
-      expect(status).toBe(502);
-      expect(body.code).toBe("ai_unavailable");
-      expect(body.detail).toBe("The AI provider returned an empty answer.");
+      const { status, body, res } = await summarize("", { cookie });
+      expect(status).toBe(200);
+      expect(res.headers.get("X-Summary-Source")).toBe("builtin");
+      expect(res.headers.get("X-Summary-Fallback")).toBe("ai_unavailable");
+      expect(body.summary).toContain("boom");
     }
     expect(model.doGenerateCalls).toHaveLength(2);
   });
@@ -403,7 +401,7 @@ describe("GET /api/ai/summarize: a local OpenAI-compatible server", () => {
     setEnv("OPENAI_BASE_URL", fake.baseURL);
     setEnv("AI_MODEL", "local-small");
     setEnv("AI_MAX_RETRIES", "0");
-    Object.assign(process.env, extra);
+    for (const [name, value] of Object.entries(extra)) setEnv(name, value);
   }
 
   it("success through /v1/chat/completions, no key needed, header model:<id>", async () => {
@@ -425,7 +423,7 @@ describe("GET /api/ai/summarize: a local OpenAI-compatible server", () => {
     expect(outside + messageText(received, "system")).not.toContain("HACKED");
   });
 
-  it("sends OPENAI_API_KEY when set, and never reveals it", async () => {
+  it("sends OPENAI_API_KEY when set, and never reveals it (a refused key falls back to the digest)", async () => {
     const secret = "sk-test-TOTALLYSECRET0123456789";
     useFake({ OPENAI_API_KEY: secret, TELLTALE_LOG: "" });
     const logged: string[] = [];
@@ -433,49 +431,51 @@ describe("GET /api/ai/summarize: a local OpenAI-compatible server", () => {
     vi.spyOn(console, "log").mockImplementation((line: unknown) => void logged.push(String(line)));
     fake.setMode({ kind: "status", status: 401, body: JSON.stringify({ error: { message: `Incorrect API key provided: ${secret}`, type: "invalid_request_error" } }) });
     const { cookie } = await userWithEvents();
-    const { status, body, text } = await summarize("", { cookie });
+    const { status, res, text } = await summarize("", { cookie });
     expect(fake.requests.at(-1)!.authorization).toBe(`Bearer ${secret}`);
-    expect(status).toBe(502);
-    expect(body.code).toBe("ai_unavailable");
-    expect(body.detail).toMatch(/HTTP 401/);
+    expect(status).toBe(200);
+    expect(res.headers.get("X-Summary-Fallback")).toBe("ai_unavailable");
     expect(text).not.toContain("TOTALLYSECRET");
     expect(logged.join("\n")).toContain("ai summary failed");
+    expect(logged.join("\n")).toContain('"status":401');
     expect(logged.join("\n")).not.toContain("TOTALLYSECRET");
   });
 
-  it("502 ai_unavailable on HTTP 500", async () => {
-    useFake();
-    fake.setMode({ kind: "status", status: 500 });
-    const { cookie } = await userWithEvents();
-    const { status, body } = await summarize("", { cookie });
-    expect(status).toBe(502);
-    expect(body).toMatchObject({ code: "ai_unavailable", status: 502, detail: "The AI provider answered with an error (HTTP 500)." });
-    expect(body).not.toHaveProperty("summary");
-  });
+  for (const [what, mode, extra] of [
+    ["HTTP 500", { kind: "status", status: 500 }, {}],
+    ["a malformed JSON answer", { kind: "malformed" }, {}],
+    ["no answer within AI_TIMEOUT_MS", { kind: "hang" }, { AI_TIMEOUT_MS: "400" }],
+  ] as const) {
+    it(`${what}: 200 with the built-in digest, X-Summary-Source: builtin, X-Summary-Fallback: ai_unavailable`, async () => {
+      useFake(extra);
+      fake.setMode(mode as FakeMode);
+      const { cookie } = await userWithEvents();
+      const { status, body, res } = await summarize("", { cookie });
+      expect(status).toBe(200);
+      expect(Object.keys(body)).toEqual(["summary"]);
+      expect(res.headers.get("X-Summary-Source")).toBe("builtin");
+      expect(res.headers.get("X-Summary-Fallback")).toBe("ai_unavailable");
+      expect(body.summary).toContain("Cache miss storm");
+    });
+  }
 
-  it("502 ai_unavailable on a malformed JSON answer", async () => {
-    useFake();
-    fake.setMode({ kind: "malformed" });
-    const { cookie } = await userWithEvents();
-    const { status, body } = await summarize("", { cookie });
-    expect(status).toBe(502);
-    expect(body).toMatchObject({ code: "ai_unavailable", detail: "The AI provider sent an answer that could not be read." });
-  });
-
-  it("502 ai_unavailable when the server does not answer within AI_TIMEOUT_MS", async () => {
-    useFake({ AI_TIMEOUT_MS: "400" });
-    fake.setMode({ kind: "hang" });
-    const { cookie } = await userWithEvents();
-    const { status, body } = await summarize("", { cookie });
-    expect(status).toBe(502);
-    expect(body).toMatchObject({ code: "ai_unavailable", detail: "The AI provider did not answer within 0.4 s." });
-  });
-
-  it("502 ai_unavailable when the server is unreachable", async () => {
+  it("an unreachable server: the digest, ai_unavailable", async () => {
     useFake({ OPENAI_BASE_URL: "http://127.0.0.1:9/v1" });
     const { cookie } = await userWithEvents();
-    const { status, body } = await summarize("", { cookie });
-    expect(status).toBe(502);
-    expect(body).toMatchObject({ code: "ai_unavailable", detail: "Could not reach the AI provider." });
+    const { status, res } = await summarize("", { cookie });
+    expect(status).toBe(200);
+    expect(res.headers.get("X-Summary-Fallback")).toBe("ai_unavailable");
+  });
+
+  it("a provider 429 is reported as ai_rate_limited at once, even with retries configured and a long Retry-After", async () => {
+    useFake({ AI_MAX_RETRIES: "3", AI_TIMEOUT_MS: "20000" });
+    fake.setMode({ kind: "status", status: 429, body: JSON.stringify({ error: { message: "Rate limit reached", type: "rate_limit" } }), headers: { "retry-after": "30" } });
+    const { cookie } = await userWithEvents();
+    const before = fake.requests.length;
+    const { status, res } = await summarize("", { cookie });
+    expect(status).toBe(200);
+    expect(res.headers.get("X-Summary-Source")).toBe("builtin");
+    expect(res.headers.get("X-Summary-Fallback")).toBe("ai_rate_limited");
+    expect(fake.requests.length).toBe(before + 1); // no retry waiting out the 30 s
   });
 });

@@ -30,6 +30,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   process.env.AUTH_SECRET ??= randomBytes(32).toString("base64url");
   process.env.AUTH_TRUST_HOST ??= "true";
   process.env.TELLTALE_LOG ??= "silent";
+  // A loaded machine (and the embedded database, which serves one query at a
+  // time) can take seconds to accept a connection; production's 3 s would fail tests, not code.
+  process.env.DATABASE_CONNECT_TIMEOUT_MS ??= "30000";
 
   let stop = async () => {};
   let kind: "embedded" | "external" = "external";
@@ -52,7 +55,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   }
   project.provide("databaseUrl", url);
   project.provide("databaseKind", kind);
-  const names = ["DATABASE_URL", "TELLTALE_SECRET", "AUTH_SECRET", "AUTH_TRUST_HOST", "TELLTALE_LOG"];
+  const names = ["DATABASE_URL", "TELLTALE_SECRET", "AUTH_SECRET", "AUTH_TRUST_HOST", "TELLTALE_LOG", "DATABASE_CONNECT_TIMEOUT_MS"];
   project.provide("testEnv", Object.fromEntries(names.map((n) => [n, process.env[n] ?? ""])));
   return stop;
 }

@@ -7,7 +7,7 @@
  * while the service ingests.
  */
 import pg from "pg";
-import { countUpsertSql, issueUpsertSql } from "@/lib/events/store";
+import { countUpsertSql, issueIdMapSql, issueUpsertSql } from "@/lib/events/store";
 import type { EventLevel } from "@/lib/events/schema";
 import { eventTime } from "@/lib/events/time";
 import { issueGroupingKey } from "@/lib/issues/template";
@@ -18,9 +18,10 @@ const ASSIGN_SQL = `
 WITH source AS (
   SELECT * FROM json_to_recordset($1::json) AS e(id uuid, project_id text, hash text, title text, level event_level, message text, occurred_at timestamptz)
 ),${issueUpsertSql("source")},
+${issueIdMapSql()},
 assigned AS (
-  UPDATE events e SET issue_id = u.id, occurred_at = s.occurred_at
-  FROM source s JOIN issues_up u ON u.project_id = s.project_id AND u.fingerprint_hash = s.hash
+  UPDATE events e SET issue_id = ((SELECT ids FROM issue_ids) ->> (s.project_id || chr(1) || s.hash))::uuid, occurred_at = s.occurred_at
+  FROM source s
   WHERE e.id = s.id AND e.issue_id IS NULL
   RETURNING e.issue_id, e.project_id, e.level, e.occurred_at
 ),${countUpsertSql("assigned")}

@@ -13,8 +13,9 @@ export const GET = sessionRoute({ query: summarizeQuerySchema }, async ({ user, 
     {
       headers: {
         "X-Summary-Source": result.source,
-        "X-Summary-Event-Count": String(result.eventCount),
-        "X-Summary-Omitted-Groups": String(result.omittedGroups),
+        ...(result.fallback ? { "X-Summary-Fallback": result.fallback } : {}),
+        "X-Summary-Events": String(result.eventCount),
+        "X-Summary-Examined": String(result.examined),
         "X-Summary-Cache": result.cached ? "hit" : "miss",
       },
     },

