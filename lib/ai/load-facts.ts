@@ -107,7 +107,7 @@ export async function loadSummaryFacts(options: {
         isNew,
         isRegression: !isNew && regressedAt !== null && regressedAt >= since,
         ongoing: now.getTime() - lastSeen.getTime() <= ONGOING_MS,
-        instructionLike: looksLikeInstructions(`${row.title}\n${row.sample}`),
+        instructionLike: looksLikeInstructions(row.title) || looksLikeInstructions(row.sample),
       };
     }),
   );

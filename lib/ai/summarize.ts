@@ -9,7 +9,7 @@ import {
   TypeValidationError,
 } from "ai";
 import { LRUCache } from "lru-cache";
-import { buildDigest } from "@/lib/ai/digest";
+import { buildDigest, formatUtc } from "@/lib/ai/digest";
 import { totalOf } from "@/lib/ai/facts";
 import { factsFingerprint, loadSummaryFacts } from "@/lib/ai/load-facts";
 import { buildSummaryPrompt } from "@/lib/ai/prompt";
@@ -108,11 +108,12 @@ export async function summarizeRecentEvents(user: { id: string }, options: Summa
   if (!pending) {
     pending = (async (): Promise<Fresh> => {
       const base = { eventCount, examined: facts.examined.length };
-      if (!model) return { ...base, summary: buildDigest(facts), source: "builtin" };
+      const digest = () => buildDigest(facts, { limitExamined: options.limit });
+      if (!model) return { ...base, summary: digest(), source: "builtin" };
       const prompt = buildSummaryPrompt(facts, { budgetChars: settings.promptBudgetChars });
       const written = await callModel(model, prompt.system, prompt.prompt, settings, options.requestId);
       if ("text" in written) return { ...base, summary: written.text, source: modelSource(model) };
-      return { ...base, summary: buildDigest(facts), source: "builtin", fallback: written.fallback };
+      return { ...base, summary: digest(), source: "builtin", fallback: written.fallback };
     })().finally(() => inFlight.delete(key));
     inFlight.set(key, pending);
   }
@@ -214,10 +215,6 @@ async function requireMembership(userId: string, projectId: string): Promise<{ i
     if (error instanceof AppError && error.status === 404) throw errors.forbidden("You are not a member of this project.");
     throw error;
   }
-}
-
-function formatUtc(date: Date): string {
-  return `${date.toISOString().slice(0, 16).replace("T", " ")} UTC`;
 }
 
 function noEventsStatement(since: Date, now: Date, projects: { name: string }[]): string {
