@@ -1,7 +1,8 @@
 "use client";
 
-import { useEffect, useRef, useState } from "react";
-import { buttonClass } from "@/components/button";
+import { useState } from "react";
+import { FilterForm, filterFieldClass, filterLabelClass } from "@/components/filter-form";
+import { useHydrated, useTimeZoneMode } from "@/components/use-time-zone";
 
 export type EventFilterValues = { level: string; q: string; range: string; from: string; to: string };
 
@@ -13,97 +14,79 @@ export const RANGES = [
   { value: "custom", label: "Custom range" },
 ] as const;
 
-const field =
-  "h-9 rounded-md border border-zinc-300 bg-white px-2.5 text-sm text-zinc-900 shadow-sm dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100";
-
 /**
- * The events page's filters: a plain GET form (works without script), so every
- * filtered view has a shareable URL. Selects apply at once; `tz` carries the
- * browser's UTC offset so a custom range means the reader's local time.
+ * The events page's filters. Selects apply at once. A custom range is typed
+ * in the zone the reader chose for times (Local/UTC): `tz` carries that
+ * zone's offset from UTC.
  */
 export function EventFilters({ action, values }: { action: string; values: EventFilterValues }) {
-  const form = useRef<HTMLFormElement>(null);
   const [range, setRange] = useState(values.range);
-  const [tz, setTz] = useState("");
-  useEffect(() => setTz(String(new Date().getTimezoneOffset())), []);
-
-  const submit = () => form.current?.requestSubmit();
+  const mode = useTimeZoneMode();
+  const hydrated = useHydrated();
+  const tz = !hydrated ? "" : mode === "utc" ? "0" : String(new Date().getTimezoneOffset());
+  const zone = mode === "utc" ? "UTC" : "your time";
 
   return (
-    <form
-      ref={form}
-      action={action}
-      method="get"
-      role="search"
-      aria-label="Filter events"
-      className="flex flex-wrap items-end gap-2"
-      onSubmit={(event) => {
-        // Leave empty fields out of the URL (disabled fields are not submitted).
-        const empty = [...event.currentTarget.elements].filter(
-          (el): el is HTMLInputElement | HTMLSelectElement => (el instanceof HTMLInputElement || el instanceof HTMLSelectElement) && el.name !== "" && el.value === "",
-        );
-        for (const el of empty) el.disabled = true;
-        setTimeout(() => empty.forEach((el) => (el.disabled = false)));
-      }}
-    >
-      <div className="flex flex-col gap-1">
-        <label htmlFor="filter-level" className="text-xs font-medium text-zinc-600 dark:text-zinc-400">
-          Level
-        </label>
-        <select id="filter-level" name="level" defaultValue={values.level} onChange={submit} className={field}>
-          <option value="">All levels</option>
-          <option value="error">Error</option>
-          <option value="warn">Warn</option>
-          <option value="info">Info</option>
-        </select>
-      </div>
-      <div className="flex flex-col gap-1">
-        <label htmlFor="filter-range" className="text-xs font-medium text-zinc-600 dark:text-zinc-400">
-          Time range
-        </label>
-        <select
-          id="filter-range"
-          name="range"
-          value={range}
-          onChange={(event) => {
-            setRange(event.target.value);
-            if (event.target.value !== "custom") queueMicrotask(submit);
-          }}
-          className={field}
-        >
-          {RANGES.map((r) => (
-            <option key={r.value} value={r.value}>
-              {r.label}
-            </option>
-          ))}
-        </select>
-      </div>
-      {range === "custom" && (
+    <FilterForm action={action} label="Filter events">
+      {(submit) => (
         <>
           <div className="flex flex-col gap-1">
-            <label htmlFor="filter-from" className="text-xs font-medium text-zinc-600 dark:text-zinc-400">
-              From
+            <label htmlFor="filter-level" className={filterLabelClass}>
+              Level
             </label>
-            <input id="filter-from" type="datetime-local" name="from" defaultValue={values.from} className={field} />
+            <select id="filter-level" name="level" defaultValue={values.level} onChange={submit} className={filterFieldClass}>
+              <option value="">All levels</option>
+              <option value="error">Error</option>
+              <option value="warn">Warn</option>
+              <option value="info">Info</option>
+            </select>
           </div>
           <div className="flex flex-col gap-1">
-            <label htmlFor="filter-to" className="text-xs font-medium text-zinc-600 dark:text-zinc-400">
-              To
+            <label htmlFor="filter-range" className={filterLabelClass}>
+              Time range
             </label>
-            <input id="filter-to" type="datetime-local" name="to" defaultValue={values.to} className={field} />
+            <select
+              id="filter-range"
+              name="range"
+              value={range}
+              onChange={(event) => {
+                setRange(event.target.value);
+                if (event.target.value !== "custom") queueMicrotask(submit);
+              }}
+              className={filterFieldClass}
+            >
+              {RANGES.map((r) => (
+                <option key={r.value} value={r.value}>
+                  {r.label}
+                </option>
+              ))}
+            </select>
           </div>
-          <input type="hidden" name="tz" value={tz} />
+          {range === "custom" && (
+            <>
+              <div className="flex flex-col gap-1">
+                <label htmlFor="filter-from" className={filterLabelClass}>
+                  From ({zone})
+                </label>
+                <input id="filter-from" type="datetime-local" name="from" defaultValue={values.from} className={filterFieldClass} />
+              </div>
+              <div className="flex flex-col gap-1">
+                <label htmlFor="filter-to" className={filterLabelClass}>
+                  To ({zone})
+                </label>
+                <input id="filter-to" type="datetime-local" name="to" defaultValue={values.to} className={filterFieldClass} />
+              </div>
+              <input type="hidden" name="tz" value={tz} />
+            </>
+          )}
+          <div className="flex min-w-48 flex-1 flex-col gap-1">
+            <label htmlFor="filter-q" className={filterLabelClass}>
+              Search messages
+            </label>
+            <input id="filter-q" type="search" name="q" defaultValue={values.q} placeholder="e.g. timeout" className={`${filterFieldClass} w-full`} />
+          </div>
         </>
       )}
-      <div className="flex min-w-48 flex-1 flex-col gap-1">
-        <label htmlFor="filter-q" className="text-xs font-medium text-zinc-600 dark:text-zinc-400">
-          Search messages
-        </label>
-        <input id="filter-q" type="search" name="q" defaultValue={values.q} placeholder="e.g. timeout" className={`${field} w-full`} />
-      </div>
-      <button type="submit" className={buttonClass("secondary")}>
-        Apply
-      </button>
-    </form>
+    </FilterForm>
   );
 }

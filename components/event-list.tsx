@@ -1,18 +1,34 @@
-import { JsonViewer } from "@/components/json-viewer";
+import Link from "next/link";
+import { ContextView } from "@/components/context-view";
+import { EventDetails } from "@/components/event-details";
 import { LevelBadge } from "@/components/level-badge";
 import { LocalTime } from "@/components/local-time";
 import type { StoredEvent } from "@/lib/events/list";
 
+const linkClass = "font-medium text-indigo-600 hover:underline dark:text-indigo-400";
+
 /**
  * Events, newest first. Each row opens (native <details>, no script) to the
- * whole message, its times and its context as formatted JSON.
+ * whole message, its times, its context and links to its own page and its
+ * issue.
  */
-export function EventList({ events }: { events: StoredEvent[] }) {
+export function EventList({
+  events,
+  projectId,
+  showIssueLink = true,
+  openFirst = false,
+}: {
+  events: StoredEvent[];
+  projectId: string;
+  /** Off on an issue's own page, where every event is of that issue. */
+  showIssueLink?: boolean;
+  openFirst?: boolean;
+}) {
   return (
     <ul aria-label="Events" className="divide-y divide-zinc-200 overflow-hidden rounded-xl border border-zinc-200 bg-white shadow-sm dark:divide-zinc-800 dark:border-zinc-800 dark:bg-zinc-900">
-      {events.map((event) => (
+      {events.map((event, i) => (
         <li key={event.id}>
-          <details className="group">
+          <details className="group" open={openFirst && i === 0}>
             <summary className="flex cursor-pointer list-none items-start gap-3 px-3 py-2.5 hover:bg-zinc-50 sm:items-center sm:px-4 dark:hover:bg-zinc-800/50 [&::-webkit-details-marker]:hidden">
               <span aria-hidden="true" className="mt-0.5 text-zinc-400 transition-transform group-open:rotate-90 sm:mt-0">
                 ›
@@ -20,8 +36,8 @@ export function EventList({ events }: { events: StoredEvent[] }) {
               <span className="flex min-w-0 flex-1 flex-col gap-1 sm:flex-row sm:items-center sm:gap-3">
                 <span className="flex items-center gap-2">
                   <LevelBadge level={event.level} />
-                  <span className="text-xs whitespace-nowrap text-zinc-500 tabular-nums sm:w-36 dark:text-zinc-400">
-                    <LocalTime iso={event.receivedAt} />
+                  <span className="shrink-0 text-xs whitespace-nowrap text-zinc-500 tabular-nums sm:w-48 dark:text-zinc-400">
+                    <LocalTime iso={event.occurredAt} />
                   </span>
                 </span>
                 <span className="min-w-0 truncate text-sm group-open:overflow-visible group-open:break-words group-open:whitespace-pre-wrap">
@@ -35,19 +51,22 @@ export function EventList({ events }: { events: StoredEvent[] }) {
               )}
             </summary>
             <div className="space-y-3 border-t border-zinc-100 bg-zinc-50/60 px-3 py-3 sm:px-4 dark:border-zinc-800 dark:bg-zinc-950/40">
-              <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-xs">
-                <dt className="text-zinc-500">Received</dt>
-                <dd className="tabular-nums">{event.receivedAt}</dd>
-                <dt className="text-zinc-500">Client time</dt>
-                <dd className="tabular-nums">{event.timestamp ?? "not sent"}</dd>
-                <dt className="text-zinc-500">Event id</dt>
-                <dd className="font-mono break-all">{event.id}</dd>
-              </dl>
+              <EventDetails event={event} />
               {event.context ? (
-                <JsonViewer value={event.context} label={`Context of event ${event.id}`} />
+                <ContextView value={event.context} label={`Context of event ${event.id}`} />
               ) : (
                 <p className="text-xs text-zinc-500">No context.</p>
               )}
+              <p className="flex flex-wrap gap-x-4 gap-y-1 text-xs">
+                <Link href={`/projects/${projectId}/events/${event.id}`} className={linkClass}>
+                  Permalink
+                </Link>
+                {showIssueLink && event.issueId && (
+                  <Link href={`/projects/${projectId}/issues/${event.issueId}`} className={linkClass}>
+                    View issue
+                  </Link>
+                )}
+              </p>
             </div>
           </details>
         </li>

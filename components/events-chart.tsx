@@ -1,73 +1,116 @@
 "use client";
 
+import { useState } from "react";
 import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis, type TooltipContentProps } from "recharts";
 import { LEVEL_COLORS, type Level } from "@/components/level-badge";
+import { compactNumber, formatCount } from "@/components/number-format";
+import { formatTime, zoneName, type TimeZoneMode } from "@/components/time-format";
+import { useTimeZoneMode } from "@/components/use-time-zone";
 import type { HistogramBucket } from "@/lib/events/histogram";
 
 const LEVELS: Level[] = ["error", "warn", "info"];
+const LEVEL_NAMES: Record<Level, [string, string]> = { error: ["error", "errors"], warn: ["warning", "warnings"], info: ["info", "info"] };
 const DAY = 86_400_000;
 
-function tickFormatter(spanMs: number) {
-  return (iso: string) => {
-    const date = new Date(iso);
-    if (spanMs <= 2 * DAY) return date.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" });
-    return date.toLocaleDateString(undefined, { month: "short", day: "numeric" });
-  };
+/** Axis ticks: hours within two days, days beyond; the zone is named once, beside the chart. */
+function tickFormatter(spanMs: number, mode: TimeZoneMode) {
+  const format = new Intl.DateTimeFormat("en-US", {
+    ...(spanMs <= 2 * DAY ? { hour: "2-digit", minute: "2-digit", hourCycle: "h23" } : { month: "short", day: "numeric" }),
+    timeZone: mode === "utc" ? "UTC" : undefined,
+  });
+  return (iso: string) => format.format(new Date(iso));
 }
 
-function ChartTooltip({ active, payload, label }: TooltipContentProps) {
+/** Room for the widest Y-axis label (about 7 px a character at 11 px), so four-digit counts are not clipped. */
+export function yAxisWidth(maxValue: number): number {
+  return Math.max(24, compactNumber(maxValue).length * 7 + 10);
+}
+
+function ChartTooltip({ active, payload, label, mode }: TooltipContentProps & { mode: TimeZoneMode }) {
   if (!active || !payload?.length) return null;
   return (
     <div className="rounded-md border border-zinc-200 bg-white px-3 py-2 text-xs shadow-md dark:border-zinc-700 dark:bg-zinc-900">
-      <p className="mb-1 font-medium">{new Date(String(label)).toLocaleString()}</p>
+      <p className="mb-1 font-medium">{formatTime(String(label), mode)}</p>
       {[...payload].reverse().map((item) => (
         <p key={String(item.dataKey)} className="flex items-center gap-2">
           <span className="inline-block size-2 rounded-sm" style={{ background: item.color }} />
-          {String(item.dataKey)}: {item.value}
+          {String(item.dataKey)}: {formatCount(Number(item.value))}
         </p>
       ))}
     </div>
   );
 }
 
-/** Events per level over time, stacked (errors at the bottom, where the eye starts). */
+/**
+ * Events per level over time, stacked (errors at the bottom, where the eye
+ * starts). The totals beside it are the sum of the bars, so the number and
+ * the chart always agree. On a phone the chart folds away behind "Show
+ * chart" (CSS decides, so nothing moves after loading) to leave the screen
+ * to the list.
+ */
 export function EventsChart({ data }: { data: HistogramBucket[] }) {
+  const mode = useTimeZoneMode();
+  const [open, setOpen] = useState(false);
   const totals = LEVELS.map((level) => data.reduce((sum, b) => sum + b[level], 0));
   const total = totals.reduce((a, b) => a + b, 0);
+  const max = data.reduce((m, b) => Math.max(m, b.error + b.warn + b.info), 0);
   const spanMs = data.length > 1 ? Date.parse(data[data.length - 1]!.bucket) - Date.parse(data[0]!.bucket) : DAY;
-  const description = `Events per level over time: ${totals[0]} errors, ${totals[1]} warnings, ${totals[2]} info.`;
+  const described = LEVELS.map((level, i) => `${formatCount(totals[i]!)} ${LEVEL_NAMES[level][totals[i] === 1 ? 0 : 1]}`).join(", ");
+  const description = `Events per level over time: ${described} (${formatCount(total)} in total).`;
 
   return (
-    <figure role="img" aria-label={description} className="text-zinc-500 dark:text-zinc-400">
-      <div className="mb-2 flex flex-wrap items-center gap-x-4 gap-y-1 text-xs" aria-hidden="true">
+    <div className="text-zinc-500 dark:text-zinc-400">
+      <div className="flex flex-wrap items-center gap-x-4 gap-y-1 text-xs">
         {LEVELS.map((level, i) => (
           <span key={level} className="inline-flex items-center gap-1.5">
-            <span className="inline-block size-2.5 rounded-sm" style={{ background: LEVEL_COLORS[level] }} />
-            {level} <span className="font-medium text-zinc-800 tabular-nums dark:text-zinc-200">{totals[i]}</span>
+            <span aria-hidden="true" className="inline-block size-2.5 rounded-sm" style={{ background: LEVEL_COLORS[level] }} />
+            {level} <span className="font-medium text-zinc-800 tabular-nums dark:text-zinc-200">{formatCount(totals[i]!)}</span>
           </span>
         ))}
-        <span className="ml-auto tabular-nums">{total} total</span>
+        <span className="ml-auto flex items-center gap-3">
+          <span className="tabular-nums" data-testid="chart-total">
+            <span className="font-medium text-zinc-800 dark:text-zinc-200">{formatCount(total)}</span> {total === 1 ? "event" : "events"} in chart
+          </span>
+          <button
+            type="button"
+            aria-expanded={open}
+            onClick={() => setOpen((o) => !o)}
+            className="rounded-md border border-zinc-300 px-2 py-1 font-medium text-zinc-700 sm:hidden dark:border-zinc-700 dark:text-zinc-300"
+          >
+            {open ? "Hide chart" : "Show chart"}
+          </button>
+        </span>
       </div>
-      <div className="h-40 w-full sm:h-48">
-        <ResponsiveContainer width="100%" height="100%">
-          <BarChart data={data} margin={{ top: 4, right: 4, bottom: 0, left: -24 }} barCategoryGap={1}>
-            <CartesianGrid vertical={false} stroke="currentColor" strokeOpacity={0.15} />
-            <XAxis
-              dataKey="bucket"
-              tickFormatter={tickFormatter(spanMs)}
-              tick={{ fill: "currentColor", fontSize: 11 }}
-              tickLine={false}
-              axisLine={false}
-              minTickGap={24}
-            />
-            <YAxis allowDecimals={false} tick={{ fill: "currentColor", fontSize: 11 }} tickLine={false} axisLine={false} width={48} />
-            <Tooltip content={ChartTooltip} cursor={{ fill: "currentColor", fillOpacity: 0.08 }} />
-            {LEVELS.map((level) => (
-              <Bar key={level} dataKey={level} stackId="levels" fill={LEVEL_COLORS[level]} isAnimationActive={false} />
-            ))}
-          </BarChart>
-        </ResponsiveContainer>
-      </div>
-    </figure>
+      <figure className={`${open ? "block" : "hidden"} mt-2 sm:mt-3 sm:block`}>
+        <div role="img" aria-label={description} className="h-36 w-full sm:h-48">
+          <ResponsiveContainer width="100%" height="100%">
+            <BarChart data={data} margin={{ top: 4, right: 4, bottom: 0, left: 0 }} barCategoryGap={1}>
+              <CartesianGrid vertical={false} stroke="currentColor" strokeOpacity={0.15} />
+              <XAxis
+                dataKey="bucket"
+                tickFormatter={tickFormatter(spanMs, mode)}
+                tick={{ fill: "currentColor", fontSize: 11 }}
+                tickLine={false}
+                axisLine={false}
+                minTickGap={24}
+              />
+              <YAxis
+                allowDecimals={false}
+                tickFormatter={(value: number) => compactNumber(value)}
+                tick={{ fill: "currentColor", fontSize: 11 }}
+                tickLine={false}
+                axisLine={false}
+                width={yAxisWidth(max)}
+              />
+              <Tooltip content={(props) => <ChartTooltip {...props} mode={mode} />} cursor={{ fill: "currentColor", fillOpacity: 0.08 }} />
+              {LEVELS.map((level) => (
+                <Bar key={level} dataKey={level} stackId="levels" fill={LEVEL_COLORS[level]} isAnimationActive={false} />
+              ))}
+            </BarChart>
+          </ResponsiveContainer>
+        </div>
+        <figcaption className="mt-1 text-right text-[11px]">Times in {mode === "utc" ? "UTC" : `your time zone (${zoneName("local")})`}</figcaption>
+      </figure>
+    </div>
   );
 }

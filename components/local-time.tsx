@@ -1,46 +1,35 @@
 "use client";
 
-import { useSyncExternalStore } from "react";
+import { formatRelative, formatTime, type TimeFormat } from "@/components/time-format";
+import { useNow, useTimeZoneMode } from "@/components/use-time-zone";
 
-const subscribe = () => () => {};
+type Props = {
+  iso: string;
+  /** An absolute format, or "relative" ("3 min ago", the exact time in the tooltip). */
+  format?: TimeFormat | "relative";
+  /**
+   * The server's clock when it rendered (ms), for relative times: the server
+   * and the hydration pass write the same text from it.
+   */
+  renderedAt?: number;
+};
 
 /**
- * A time in the reader's own time zone. The server does not know that zone,
- * so it renders UTC and the browser replaces it after hydration (no mismatch).
+ * A time, by the dashboard's one rule (components/time-format.ts): in the
+ * zone the reader picked with the Local/UTC toggle, with the zone's name. The
+ * server renders UTC; the browser switches to the reader's choice after
+ * hydration. The tooltip always has the exact time in both zones.
  */
-export function LocalTime({ iso, format = "datetime" }: { iso: string; format?: "datetime" | "date" | "relative" }) {
-  const hydrated = useSyncExternalStore(subscribe, () => true, () => false);
-  const date = new Date(iso);
-  let text: string;
-  if (!hydrated) {
-    text = iso.replace("T", " ").replace(/\.\d+Z$|Z$/, " UTC");
-    if (format === "date") text = iso.slice(0, 10);
-  } else if (format === "date") {
-    text = date.toLocaleDateString(undefined, { year: "numeric", month: "short", day: "numeric" });
-  } else if (format === "relative") {
-    text = relative(date);
-  } else {
-    text = date.toLocaleString(undefined, {
-      month: "short",
-      day: "numeric",
-      hour: "2-digit",
-      minute: "2-digit",
-      second: "2-digit",
-    });
-  }
+export function LocalTime({ iso, format = "datetime", renderedAt }: Props) {
+  const mode = useTimeZoneMode();
+  // Without `renderedAt`, the server writes the absolute time and the browser the relative one.
+  const now = useNow(renderedAt ?? Number.NaN);
+  const exact = formatTime(iso, mode, "precise");
+  const title = mode === "utc" ? exact : `${exact} (${formatTime(iso, "utc", "precise")})`;
+  const text = format !== "relative" ? formatTime(iso, mode, format) : Number.isNaN(now) ? formatTime(iso, mode) : formatRelative(iso, now);
   return (
-    <time dateTime={iso} title={hydrated ? date.toString() : iso}>
+    <time dateTime={iso} title={title}>
       {text}
     </time>
   );
-}
-
-function relative(date: Date): string {
-  const seconds = Math.round((date.getTime() - Date.now()) / 1000);
-  const rtf = new Intl.RelativeTimeFormat(undefined, { numeric: "auto" });
-  const abs = Math.abs(seconds);
-  if (abs < 60) return rtf.format(seconds, "second");
-  if (abs < 3600) return rtf.format(Math.round(seconds / 60), "minute");
-  if (abs < 86400) return rtf.format(Math.round(seconds / 3600), "hour");
-  return rtf.format(Math.round(seconds / 86400), "day");
 }

@@ -1,11 +1,15 @@
 import { expect, test } from "@playwright/test";
 import { waitForLink } from "./support/mailbox";
-import { screenshot, signInFromForm, uniqueEmail } from "./support/session";
+import { ago, DAY, sendEvents } from "./support/projects";
+import { screenshot, signInFromForm, uniqueEmail, watchReactErrors } from "./support/session";
 
 // Every page at phone width, as screenshots to look at (test-results/screenshots/phone-*.png).
 test.use({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
 
-test("every page works at phone width", async ({ page, request }, testInfo) => {
+const STACK = "TypeError: Cannot read properties of undefined (reading 'id')\n    at CheckoutForm (/srv/app/src/checkout-form.tsx:42:17)\n    at renderWithHooks (/srv/app/node_modules/react-dom/cjs/react-dom.js:5662:16)";
+
+test("every page works at phone width, with the first issue and event on the first screen", async ({ page, request }, testInfo) => {
+  const noReactErrors = watchReactErrors(page);
   const email = uniqueEmail("phone");
   await page.goto("/signin");
   await screenshot(page, testInfo, "phone-signin");
@@ -18,40 +22,59 @@ test("every page works at phone width", async ({ page, request }, testInfo) => {
   await expect(page.getByText("Project “Mobile app” created")).toBeVisible();
   const apiKey = ((await page.getByLabel("New API key for Mobile app", { exact: true }).textContent()) ?? "").trim();
   const href = await page.getByRole("article", { name: "Mobile app" }).getByRole("link", { name: "Mobile app" }).getAttribute("href");
-  const projectId = href!.split("/").pop()!;
+  const project = { id: href!.split("/").pop()!, name: "Mobile app", apiKey };
   await screenshot(page, testInfo, "phone-projects");
 
-  await page.goto(`/projects/${projectId}`);
+  await page.goto(`/projects/${project.id}`);
   await page.getByRole("button", { name: "Insert my API key" }).click();
-  await screenshot(page, testInfo, "phone-events-empty");
+  await screenshot(page, testInfo, "phone-issues-empty");
 
-  const samples = [
-    { level: "error", message: "TypeError: Cannot read properties of undefined (reading 'id') in CheckoutForm", context: { route: "/checkout", release: "2.4.1", user: { id: 812 } } },
+  await sendEvents(request, project, [
+    { level: "error", message: "TypeError: Cannot read properties of undefined (reading 'id') in CheckoutForm", context: { route: "/checkout", release: "2.4.1", user: { id: 812 }, error: { stack: STACK } } },
+    { level: "error", message: "Stripe API timeout after 30000ms while charging order ord_x1k2", timestamp: ago(2 * DAY) },
+    { level: "error", message: "Stripe API timeout after 12000ms while charging order ord_y7p9" },
     { level: "warn", message: "Retrying request to payments provider (attempt 2 of 3)", context: { attempt: 2 } },
     { level: "info", message: "User signed up", context: { plan: "free" } },
-    { level: "info", message: "Deployment finished", context: null },
-  ];
-  for (const sample of samples) {
-    const { context, ...rest } = sample;
-    const response = await request.post("/api/events", {
-      headers: { Authorization: `Bearer ${apiKey}` },
-      data: { ...rest, projectId, ...(context ? { context } : {}) },
-    });
-    expect(response.status()).toBe(201);
-  }
-  await page.reload();
-  await expect(page.getByText("Deployment finished")).toBeVisible();
-  await page.getByText("TypeError: Cannot read properties").click();
+    { level: "info", message: "Deployment finished" },
+  ]);
+
+  // The issues list: its first issue is on the first screen, whole.
+  await page.goto(`/projects/${project.id}`);
+  const firstIssue = page.getByRole("list", { name: "Issues" }).getByRole("article").first();
+  await expect(firstIssue).toBeInViewport({ ratio: 1 });
+  await screenshot(page, testInfo, "phone-issues");
+  await page.emulateMedia({ colorScheme: "dark" });
+  await screenshot(page, testInfo, "phone-issues-dark");
+  await page.emulateMedia({ colorScheme: "light" });
+
+  // The events list: likewise, with the chart folded away until asked for.
+  await page.goto(`/projects/${project.id}/events`);
+  const firstEvent = page.getByRole("list", { name: "Events" }).getByRole("listitem").first();
+  await expect(firstEvent).toBeInViewport({ ratio: 1 });
+  await expect(page.getByRole("img", { name: /Events per level over time/ })).toBeHidden();
+  await page.getByRole("button", { name: "Show chart" }).click();
+  await expect(page.getByRole("img", { name: /Events per level over time/ })).toBeVisible();
+  await page.getByRole("list", { name: "Events" }).locator("summary").filter({ hasText: "TypeError: Cannot read properties" }).click();
+  await expect(page.getByRole("list", { name: "Stack trace" })).toBeVisible();
   await screenshot(page, testInfo, "phone-events");
   await page.emulateMedia({ colorScheme: "dark" });
   await screenshot(page, testInfo, "phone-events-dark");
   await page.emulateMedia({ colorScheme: "light" });
-  // The same page on a laptop, for the README (docs/screenshots/).
+  // The same page on a laptop (for the README).
   await page.setViewportSize({ width: 1280, height: 800 });
   await screenshot(page, testInfo, "desktop-events-sample");
   await page.setViewportSize({ width: 390, height: 844 });
 
-  await page.goto(`/projects/${projectId}/settings`);
+  // An issue's page and an event's permalink.
+  await page.goto(`/projects/${project.id}`);
+  await page.getByRole("link", { name: /Stripe API timeout/ }).click();
+  await expect(page.getByRole("heading", { name: /Stripe API timeout/ })).toBeVisible();
+  await screenshot(page, testInfo, "phone-issue");
+  await page.getByRole("link", { name: "Permalink" }).first().click();
+  await expect(page.getByRole("heading", { name: /Stripe API timeout after 12000ms/ })).toBeVisible();
+  await screenshot(page, testInfo, "phone-event");
+
+  await page.goto(`/projects/${project.id}/settings`);
   const invitee = uniqueEmail("invitee");
   await page.getByLabel("Email address").fill(invitee);
   await page.getByRole("button", { name: "Send invitation" }).click();
@@ -64,9 +87,14 @@ test("every page works at phone width", async ({ page, request }, testInfo) => {
   await page.getByRole("button", { name: "Cancel" }).click();
 
   await page.goto("/overview");
+  await expect(page.getByRole("listitem").filter({ hasText: "Mobile app" })).toContainText("2 errors");
   await page.getByRole("button", { name: "Summarize" }).click();
   await expect(page.getByText("Built-in digest (no AI model)")).toBeVisible({ timeout: 20_000 });
   await screenshot(page, testInfo, "phone-overview");
+
+  const missing = await page.goto(`/projects/${project.id}/events/00000000-0000-4000-8000-000000000000`);
+  expect(missing?.status()).toBe(404);
+  await screenshot(page, testInfo, "phone-404");
 
   // The invitation page as the invitee sees it before signing in.
   const link = await waitForLink(invitee, "/invitations/");
@@ -78,7 +106,7 @@ test("every page works at phone width", async ({ page, request }, testInfo) => {
   await guest.close();
 
   // Deleting asks for the project's name.
-  await page.goto(`/projects/${projectId}/settings`);
+  await page.goto(`/projects/${project.id}/settings`);
   await page.getByRole("button", { name: "Delete project" }).click();
   const dialog = page.getByRole("dialog");
   const confirm = dialog.getByRole("button", { name: "Delete project" });
@@ -87,4 +115,5 @@ test("every page works at phone width", async ({ page, request }, testInfo) => {
   await confirm.click();
   await expect(page).toHaveURL(/\/projects$/);
   await expect(page.getByRole("article", { name: "Mobile app" })).toHaveCount(0);
+  noReactErrors();
 });

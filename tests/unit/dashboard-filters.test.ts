@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseEventQuery } from "@/app/(dashboard)/projects/[id]/filters";
+import { issuePeriod, issueQueryString, parseEventQuery, parseIssueQuery } from "@/app/(dashboard)/projects/[id]/filters";
 
 const now = new Date("2026-05-01T12:00:00Z");
 const dayBefore = new Date(now.getTime() - 86_400_000);
@@ -23,5 +23,52 @@ describe("events page filters", () => {
     const earliest = parseEventQuery({ range: "custom", from: "0001-01-01T00:00", to: "0001-01-02T00:00" }, now);
     expect(earliest.since.toISOString()).toBe("0001-01-01T00:00:00.000Z");
     expect(earliest.until?.toISOString()).toBe("0001-01-02T00:00:00.000Z");
+  });
+});
+
+describe("issues page filters", () => {
+  it("defaults to open issues of the last 24 hours, last seen first", () => {
+    const query = parseIssueQuery({}, now);
+    expect(query).toMatchObject({ status: "open", range: "24h", sort: "last_seen", since: dayBefore });
+    expect(query.level).toBeUndefined();
+    expect(query.cursor).toBeUndefined();
+    expect(issueQueryString(query)).toBe("");
+  });
+
+  it("reads every filter by the API's rules and falls back on what the API would refuse", () => {
+    const query = parseIssueQuery({ status: "resolved", level: "error", q: " stripe\u0000 ", range: "7d", sort: "events", cursor: "abc_DEF-1" }, now);
+    expect(query).toMatchObject({ status: "resolved", level: ["error"], q: "stripe", range: "7d", sort: "events", cursor: "abc_DEF-1" });
+    expect(query.since).toEqual(new Date(now.getTime() - 7 * 86_400_000));
+    expect(query.values).toEqual({ status: "resolved", level: "error", q: "stripe", range: "7d", sort: "events" });
+
+    const bad = parseIssueQuery({ status: "all", level: "fatal", range: "90d", sort: "random", cursor: "not a cursor!" }, now);
+    expect(bad).toMatchObject({ status: "open", range: "24h", sort: "last_seen" });
+    expect(bad.level).toBeUndefined();
+    expect(bad.cursor).toBeUndefined();
+    // An array (a repeated parameter) is not a value either.
+    expect(parseIssueQuery({ status: ["resolved", "ignored"] }, now).status).toBe("open");
+  });
+
+  it("builds links that keep the filters and change one thing", () => {
+    const query = parseIssueQuery({ level: "warn", q: "a b", range: "7d", sort: "total", cursor: "c1" }, now);
+    // The status tabs and the period links start from the first page.
+    expect(issueQueryString(query, { status: "ignored" })).toBe("?status=ignored&level=warn&q=a+b&range=7d&sort=total");
+    expect(issueQueryString(query, { range: "24h" })).toBe("?level=warn&q=a+b&sort=total");
+    expect(issueQueryString(query, { cursor: "next" })).toBe("?level=warn&q=a+b&range=7d&sort=total&cursor=next");
+  });
+});
+
+describe("issue page period", () => {
+  it("uses the period in the URL", () => {
+    expect(issuePeriod({ range: "1h" }, undefined, now)).toMatchObject({ range: "1h", explicit: true, since: new Date(now.getTime() - 3_600_000) });
+    expect(issuePeriod({ range: "1h" }, "2026-01-01T00:00:00Z", now).range).toBe("1h");
+  });
+
+  it("without one, reaches back to the issue's last event", () => {
+    expect(issuePeriod({}, undefined, now)).toMatchObject({ range: "24h", explicit: false });
+    expect(issuePeriod({}, new Date(now.getTime() - 3_600_000).toISOString(), now).range).toBe("24h");
+    expect(issuePeriod({}, new Date(now.getTime() - 3 * 86_400_000).toISOString(), now).range).toBe("7d");
+    expect(issuePeriod({}, new Date(now.getTime() - 20 * 86_400_000).toISOString(), now).range).toBe("30d");
+    expect(issuePeriod({ range: "bogus" }, new Date(now.getTime() - 90 * 86_400_000).toISOString(), now).range).toBe("30d");
   });
 });

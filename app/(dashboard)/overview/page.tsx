@@ -1,8 +1,10 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { buttonClass } from "@/components/button";
+import { ProjectHealthLine } from "@/components/project-health";
 import { RoleBadge } from "@/components/role-badge";
 import { SummaryPanel } from "@/components/summary-panel";
+import { projectHealthForUser } from "@/lib/projects/health";
 import { listProjectsForUser } from "@/lib/projects/service";
 import { requireUser } from "../session";
 
@@ -10,11 +12,13 @@ export const metadata: Metadata = { title: "Overview" };
 
 const numberFormat = new Intl.NumberFormat("en-US");
 
-/** Everything the user can see at once: an AI summary across projects and where the events are. */
+/** Everything the user can see at once: how each project did in the last day, and an AI summary across them. */
 export default async function OverviewPage() {
   const user = await requireUser("/overview");
-  const projects = await listProjectsForUser(user.id);
-  const total = projects.reduce((sum, p) => sum + p.eventCount, 0);
+  const [projects, health] = await Promise.all([listProjectsForUser(user.id), projectHealthForUser(user.id)]);
+  const renderedAt = Date.now();
+  const errors = [...health.values()].reduce((sum, h) => sum + h.errors24h, 0);
+  const events = [...health.values()].reduce((sum, h) => sum + h.events24h, 0);
 
   return (
     <div className="space-y-6">
@@ -23,7 +27,7 @@ export default async function OverviewPage() {
         <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">
           {projects.length === 0
             ? "You are not in any project yet."
-            : `${numberFormat.format(total)} events across ${projects.length} project${projects.length === 1 ? "" : "s"}.`}
+            : `${numberFormat.format(events)} event${events === 1 ? "" : "s"} (${numberFormat.format(errors)} error${errors === 1 ? "" : "s"}) in the last 24 hours across ${projects.length} project${projects.length === 1 ? "" : "s"}.`}
         </p>
       </div>
 
@@ -36,7 +40,6 @@ export default async function OverviewPage() {
         </div>
       ) : (
         <>
-          <SummaryPanel />
           <section aria-labelledby="projects-heading" className="space-y-3">
             <h2 id="projects-heading" className="text-base font-semibold">
               Projects
@@ -46,20 +49,19 @@ export default async function OverviewPage() {
                 <li key={project.id}>
                   <Link
                     href={`/projects/${project.id}`}
-                    className="flex h-full flex-col gap-1 rounded-xl border border-zinc-200 bg-white p-4 shadow-sm hover:border-indigo-300 dark:border-zinc-800 dark:bg-zinc-900 dark:hover:border-indigo-700"
+                    className="flex h-full flex-col gap-2 rounded-xl border border-zinc-200 bg-white p-4 shadow-sm hover:border-indigo-300 dark:border-zinc-800 dark:bg-zinc-900 dark:hover:border-indigo-700"
                   >
                     <span className="flex items-center justify-between gap-2">
                       <span className="truncate font-medium">{project.name}</span>
                       <RoleBadge role={project.role} />
                     </span>
-                    <span className="text-sm text-zinc-500 tabular-nums dark:text-zinc-400">
-                      {numberFormat.format(project.eventCount)} {project.eventCount === 1 ? "event" : "events"}
-                    </span>
+                    <ProjectHealthLine health={health.get(project.id)} renderedAt={renderedAt} />
                   </Link>
                 </li>
               ))}
             </ul>
           </section>
+          <SummaryPanel />
         </>
       )}
     </div>

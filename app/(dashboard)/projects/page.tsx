@@ -91,6 +91,9 @@ export default async function ProjectsPage() {
                     </div>
                     <div className="flex gap-2">
                       <Link href={`/projects/${project.id}`} className={buttonClass("primary", "sm")}>
+                        Issues
+                      </Link>
+                      <Link href={`/projects/${project.id}/events`} className={buttonClass("secondary", "sm")}>
                         Events
                       </Link>
                       <Link href={`/projects/${project.id}/settings`} className={buttonClass("secondary", "sm")}>
@@ -144,7 +147,7 @@ function EmptyState() {
         <li>Create a project above: it comes with its own API key.</li>
         <li>
           Send an event from your server: <code className="font-mono text-xs">POST /api/events</code> with the header{" "}
-          <code className="font-mono text-xs">Authorization: Bearer &lt;API key&gt;</code>. The project page has a ready-to-run curl command.
+          <code className="font-mono text-xs">Authorization: Bearer &lt;API key&gt;</code>. The project’s page has a ready-to-run curl command.
         </li>
         <li>Invite your teammates from the project’s Team & settings page.</li>
       </ol>

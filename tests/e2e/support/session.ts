@@ -35,6 +35,34 @@ export async function screenshot(page: Page, testInfo: TestInfo, name: string): 
   const dir = path.join(process.cwd(), "test-results", "screenshots");
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${name}.png`);
+  // No hover effects or chart tooltips left over from the last click.
+  await page.mouse.move(0, 0);
   await page.screenshot({ path: file, fullPage: true });
   await testInfo.attach(name, { path: file, contentType: "image/png" });
+}
+
+/**
+ * A new user, signed in: opens the sign-in page, follows the emailed link,
+ * and waits for the Projects page. Returns the address.
+ */
+export async function signInNewUser(page: Page, name: string, shots?: { testInfo: TestInfo; prefix: string }): Promise<string> {
+  const email = uniqueEmail(name);
+  await page.goto("/signin");
+  await signInFromForm(page, email, shots);
+  await expect(page).toHaveURL(/\/projects$/);
+  return email;
+}
+
+/**
+ * Collects React's errors from the browser console (a hydration mismatch
+ * is one: minified error 418 in a production build) and page crashes.
+ * Call the returned function at the end of a test: it fails on any.
+ */
+export function watchReactErrors(page: Page): () => void {
+  const errors: string[] = [];
+  page.on("console", (message) => {
+    if (message.type() === "error" && /Minified React error|hydrat/i.test(message.text())) errors.push(message.text());
+  });
+  page.on("pageerror", (error) => errors.push(error.message));
+  return () => expect(errors, "React errors in the browser console").toEqual([]);
 }

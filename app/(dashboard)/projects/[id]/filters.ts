@@ -1,12 +1,30 @@
+import { z } from "zod";
 import type { EventFilterValues } from "@/components/event-filters";
+import type { IssueFilterValues } from "@/components/issue-filters";
 import { cursorParamSchema, levelsParamSchema, MAX_SEARCH_CHARS, searchTextSchema } from "@/lib/events/filters";
 import type { EventLevel } from "@/lib/events/schema";
 import { supportedTime } from "@/lib/events/time";
+import { ISSUE_SORTS, ISSUE_STATUSES, issuesQuerySchema, type IssueSort, type IssueStatus } from "@/lib/issues/filters";
 
 type SearchParams = Record<string, string | string[] | undefined>;
 
+/** The periods a page offers, as URL values. */
+export const RANGES = ["1h", "24h", "7d", "30d"] as const;
+export type Range = (typeof RANGES)[number];
 const RANGE_MS: Record<string, number> = { "1h": 3_600_000, "24h": 86_400_000, "7d": 7 * 86_400_000, "30d": 30 * 86_400_000 };
 export const DEFAULT_RANGE = "24h";
+
+/** "the last 24 hours": how a page names a period in a sentence. */
+export const RANGE_PHRASES: Record<Range, string> = {
+  "1h": "the last hour",
+  "24h": "the last 24 hours",
+  "7d": "the last 7 days",
+  "30d": "the last 30 days",
+};
+
+function isRange(value: string): value is Range {
+  return (RANGES as readonly string[]).includes(value);
+}
 
 export type EventQuery = {
   values: EventFilterValues;
@@ -84,4 +102,81 @@ export function eventQueryString(query: EventQuery, cursor?: string, tz?: string
   if (cursor) params.set("cursor", cursor);
   const text = params.toString();
   return text ? `?${text}` : "";
+}
+
+export type IssueQuery = {
+  values: IssueFilterValues;
+  status: IssueStatus;
+  level?: EventLevel[];
+  q?: string;
+  range: Range;
+  since: Date;
+  sort: IssueSort;
+  cursor?: string;
+};
+
+const statusSchema = z.enum(ISSUE_STATUSES);
+const sortSchema = z.enum(ISSUE_SORTS);
+const issueCursorSchema = issuesQuerySchema.shape.cursor;
+
+/**
+ * The issues page's URL -> what to ask `listProjectIssues`, by the API's
+ * rules; anything the API would refuse means the default (open issues of the
+ * last 24 hours, last seen first). A cursor is checked for shape only: one of
+ * another sort is refused by the lib, and the page then starts over.
+ */
+export function parseIssueQuery(params: SearchParams, now = new Date()): IssueQuery {
+  const status = lenient(statusSchema, single(params.status)) ?? "open";
+  const level = lenient(levelsParamSchema, single(params.level));
+  const q = lenient(searchTextSchema, single(params.q).replace(CONTROL_CHARS, "").slice(0, MAX_SEARCH_CHARS));
+  const rawRange = single(params.range);
+  const range: Range = isRange(rawRange) ? rawRange : DEFAULT_RANGE;
+  const sort = lenient(sortSchema, single(params.sort)) ?? "last_seen";
+  const cursor = lenient(issueCursorSchema, single(params.cursor));
+  return {
+    values: { status, level: level?.length === 1 ? level[0]! : "", q: q ?? "", range, sort },
+    status,
+    level,
+    q,
+    range,
+    since: new Date(now.getTime() - RANGE_MS[range]!),
+    sort,
+    cursor,
+  };
+}
+
+/** The same issue filters as URL parameters, defaults left out, with changes (another status, period or page). */
+export function issueQueryString(query: IssueQuery, change: { status?: IssueStatus; range?: Range; cursor?: string } = {}): string {
+  const params = new URLSearchParams();
+  const status = change.status ?? query.status;
+  const range = change.range ?? query.range;
+  if (status !== "open") params.set("status", status);
+  if (query.level) params.set("level", query.level.join(","));
+  if (query.q) params.set("q", query.q);
+  if (range !== DEFAULT_RANGE) params.set("range", range);
+  if (query.sort !== "last_seen") params.set("sort", query.sort);
+  if (change.cursor) params.set("cursor", change.cursor);
+  const text = params.toString();
+  return text ? `?${text}` : "";
+}
+
+/**
+ * An issue page's period: the `range` in the URL, or else the shortest that
+ * reaches back to the issue's last event (so a link without one still shows
+ * its latest activity).
+ */
+export function issuePeriod(params: SearchParams, lastSeen?: string, now = new Date()): { range: Range; since: Date; explicit: boolean } {
+  const raw = single(params.range);
+  const explicit = isRange(raw);
+  let range: Range = explicit ? raw : DEFAULT_RANGE;
+  if (!explicit && lastSeen) {
+    const age = now.getTime() - Date.parse(lastSeen);
+    range = RANGES.find((r) => RANGE_MS[r]! > age && RANGE_MS[r]! >= RANGE_MS[DEFAULT_RANGE]!) ?? "30d";
+  }
+  return { range, since: new Date(now.getTime() - RANGE_MS[range]!), explicit };
+}
+
+/** `?cursor=` for pages of events under a fixed period (the issue page). */
+export function eventPageCursor(params: SearchParams): string | undefined {
+  return lenient(cursorParamSchema, single(params.cursor));
 }

@@ -26,6 +26,7 @@ export default async function ProjectSettingsPage({ params }: Props) {
     listMembers(access),
     isOwner ? listProjectInvitations(access) : Promise.resolve([] as ProjectInvitation[]),
   ]);
+  const renderedAt = Date.now();
   const ownerCount = members.filter((m) => m.role === "owner").length;
   const soleOwner = isOwner && ownerCount === 1;
 
@@ -105,7 +106,7 @@ export default async function ProjectSettingsPage({ params }: Props) {
                   <div className="min-w-0 flex-1">
                     <p className="truncate text-sm font-medium">{invitation.email}</p>
                     <p className="text-xs text-zinc-500 dark:text-zinc-400">
-                      invited by {invitation.invitedBy.name ?? invitation.invitedBy.email} · expires <LocalTime iso={invitation.expiresAt} format="relative" />
+                      invited by {invitation.invitedBy.name ?? invitation.invitedBy.email} · expires <LocalTime iso={invitation.expiresAt} format="relative" renderedAt={renderedAt} />
                     </p>
                   </div>
                   <RoleBadge role={invitation.role} />

@@ -1,0 +1,20 @@
+"use server";
+
+import { revalidatePath } from "next/cache";
+import { z } from "zod";
+import { projectAction, type ActionState } from "@/lib/http/action";
+import { issueParamsSchema, issueStatusBodySchema } from "@/lib/issues/filters";
+import { setIssueStatus } from "@/lib/issues/service";
+
+const MESSAGES = { open: "Issue reopened.", resolved: "Issue resolved.", ignored: "Issue ignored." } as const;
+
+/** Resolve, ignore or reopen an issue: any member may (as with PATCH /api/projects/:id/issues/:issueId). */
+export const setIssueStatusAction = projectAction(
+  { role: "member", input: z.object({ issueId: issueParamsSchema.shape.issueId, status: issueStatusBodySchema.shape.status }) },
+  async ({ access, input }): Promise<ActionState> => {
+    const { status } = await setIssueStatus(access, input.issueId, input.status);
+    // Every page of the project shows statuses (issues list, issue page).
+    revalidatePath(`/projects/${access.projectId}`, "layout");
+    return { ok: true, message: MESSAGES[status] };
+  },
+);
