@@ -2,6 +2,8 @@
 
 import { useEffect, useId, useRef, useState } from "react";
 import { Button } from "@/components/button";
+import { LocalTime } from "@/components/local-time";
+import { SummaryText } from "@/components/summary-text";
 
 const WINDOWS = [
   { label: "Last hour", seconds: 3_600 },
@@ -13,8 +15,10 @@ const LIMITS = [50, 100, 500] as const;
 type Summary = {
   text: string;
   source: string;
+  /** "ai_unavailable" or "ai_rate_limited" when a configured model did not write it. */
+  fallback: string | null;
   eventCount: number;
-  omittedGroups: number;
+  examined: number;
   cached: boolean;
   at: Date;
 };
@@ -72,8 +76,9 @@ export function SummaryPanel({ projectId, className = "" }: { projectId?: string
         summary: {
           text: body.summary,
           source: response.headers.get("X-Summary-Source") ?? "",
-          eventCount: Number(response.headers.get("X-Summary-Event-Count") ?? 0),
-          omittedGroups: Number(response.headers.get("X-Summary-Omitted-Groups") ?? 0),
+          fallback: response.headers.get("X-Summary-Fallback"),
+          eventCount: Number(response.headers.get("X-Summary-Events") ?? 0),
+          examined: Number(response.headers.get("X-Summary-Examined") ?? 0),
           cached: response.headers.get("X-Summary-Cache") === "hit",
           at: new Date(),
         },
@@ -106,7 +111,7 @@ export function SummaryPanel({ projectId, className = "" }: { projectId?: string
             Summary of recent events
           </h2>
           <p className="text-xs text-zinc-500 dark:text-zinc-400">
-            {projectId ? "This project" : "All your projects"}: the newest events of the chosen window.
+            {projectId ? "This project" : "All your projects"}: exact totals for the window, the worst issues first.
           </p>
         </div>
         <form
@@ -117,7 +122,7 @@ export function SummaryPanel({ projectId, className = "" }: { projectId?: string
           }}
         >
           <Choice label="Window" value={windowSeconds} onChange={setWindowSeconds} disabled={loading} options={WINDOWS.map((w) => [w.seconds, w.label])} />
-          <Choice label="Events" value={limit} onChange={setLimit} disabled={loading} options={LIMITS.map((n) => [n, `newest ${n}`])} />
+          <Choice label="Events read in detail" value={limit} onChange={setLimit} disabled={loading} options={LIMITS.map((n) => [n, `up to ${n}`])} />
           <Button type="submit" variant="primary" disabled={loading}>
             {loading ? "Summarizing…" : shown ? "Refresh" : "Summarize"}
           </Button>
@@ -137,16 +142,24 @@ export function SummaryPanel({ projectId, className = "" }: { projectId?: string
 
         {shown && (
           <div className={loading ? "opacity-50 transition-opacity" : undefined}>
-            <pre className="font-sans text-sm leading-relaxed break-words whitespace-pre-wrap">{shown.text}</pre>
+            {shown.fallback && (
+              <p role="status" className="mb-3 rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:border-amber-900 dark:bg-amber-950/40 dark:text-amber-200">
+                {shown.fallback === "ai_rate_limited"
+                  ? "The AI model is rate limiting this server right now, so this is the built-in digest of the same facts."
+                  : "The AI model was unavailable (an error or no answer in time), so this is the built-in digest of the same facts."}
+              </p>
+            )}
+            <div className="summary-markdown space-y-2 text-sm leading-relaxed break-words">
+              <SummaryText text={shown.text} />
+            </div>
             <p className="mt-3 flex flex-wrap gap-x-3 gap-y-1 border-t border-zinc-100 pt-2 text-xs text-zinc-500 dark:border-zinc-800 dark:text-zinc-400">
-              <span>{sourceLabel(shown.source)}</span>
+              <span>{sourceLabel(shown.source, shown.fallback)}</span>
               <span>
-                {shown.eventCount.toLocaleString()} event{shown.eventCount === 1 ? "" : "s"} covered
-                {shown.omittedGroups > 0 && ` (${shown.omittedGroups.toLocaleString()} lower-priority message${shown.omittedGroups === 1 ? "" : "s"} left out for length)`}
+                {shown.eventCount.toLocaleString()} event{shown.eventCount === 1 ? "" : "s"} in the window, {shown.examined.toLocaleString()} read in detail
               </span>
               <span>
                 {shown.cached ? "cached answer, " : ""}
-                {shown.at.toLocaleTimeString()}
+                <LocalTime iso={shown.at.toISOString()} />
               </span>
             </p>
           </div>
@@ -192,11 +205,12 @@ function Choice({
   );
 }
 
-function sourceLabel(source: string): string {
+function sourceLabel(source: string, fallback: string | null): string {
   if (source.startsWith("model:")) return `Written by AI model ${source.slice("model:".length)}`;
-  if (source === "builtin") return "Built-in digest (no AI model)";
+  if (source === "builtin") return fallback ? "Built-in digest (the AI model was unavailable)" : "Built-in digest (no AI model)";
   return "Source unknown";
 }
+
 
 /** A problem-details answer as title + detail; anything else as a generic message with the status. */
 async function readFailure(response: Response): Promise<Failure> {

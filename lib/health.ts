@@ -1,5 +1,6 @@
 import { dbPool } from "@/lib/db/client";
 import { errors } from "@/lib/http/errors";
+import { probeRedis } from "@/lib/redis/connection";
 
 /** Readiness: the database answers a trivial query within `timeoutMs`. */
 export async function checkDatabaseReady(timeoutMs = 2000): Promise<void> {
@@ -16,4 +17,23 @@ export async function checkDatabaseReady(timeoutMs = 2000): Promise<void> {
   } finally {
     clearTimeout(timer);
   }
+}
+
+export type RedisReadiness = { status: "ok" } | { status: "unreachable"; since: string; reason?: string; effect: string };
+
+/**
+ * Redis's part of readiness; null when REDIS_URL is not set. Never a reason
+ * to refuse traffic: without Redis each instance limits and caches on its
+ * own, which is what the details say.
+ */
+export async function checkRedisReady(timeoutMs = 1000): Promise<RedisReadiness | null> {
+  const health = await probeRedis(timeoutMs);
+  if (!health) return null;
+  if (health.state === "up") return { status: "ok" };
+  return {
+    status: "unreachable",
+    since: health.since.toISOString(),
+    ...(health.reason ? { reason: health.reason } : {}),
+    effect: "Rate limits, API-key cache invalidation and the summary cache are per instance until Redis answers again.",
+  };
 }

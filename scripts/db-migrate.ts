@@ -3,11 +3,12 @@
  *
  * Applies the pending migrations in prisma/migrations to DATABASE_URL, or to
  * the embedded database when it is unset (through the running dev server's
- * connection when one owns the data folder). Safe to run twice or
- * concurrently.
+ * connection when one owns the data folder). With DATABASE_URL pointing at a
+ * pooler (PgBouncer in transaction mode), set DIRECT_URL to the server
+ * itself: migrations connect there. Safe to run twice or concurrently.
  */
 import { ensureDatabase } from "@/tools/db/ensure";
-import { applyMigrations } from "@/tools/db/migrate";
+import { applyMigrations, migrationUrl } from "@/tools/db/migrate";
 import { loadEnvFiles } from "@/lib/config/load-env";
 
 function describe(url: string): string {
@@ -24,7 +25,7 @@ async function main(): Promise<void> {
   const db = await ensureDatabase({ migrate: false, attach: true });
   try {
     const where =
-      db.source === "env" ? describe(db.url) : db.source === "attached" ? `the embedded database (served by a running process)` : "the embedded database";
+      db.source === "env" ? describe(migrationUrl(db.url)) + (migrationUrl(db.url) !== db.url ? " (DIRECT_URL)" : "") : db.source === "attached" ? `the embedded database (served by a running process)` : "the embedded database";
     console.log(`Applying migrations to ${where}...`);
     let reported = 0;
     const applied = await applyMigrations(db.url, {

@@ -8,7 +8,6 @@ import {
   RetryError,
   TypeValidationError,
 } from "ai";
-import { LRUCache } from "lru-cache";
 import { buildDigest, formatUtc } from "@/lib/ai/digest";
 import { totalOf } from "@/lib/ai/facts";
 import { factsFingerprint, loadSummaryFacts } from "@/lib/ai/load-facts";
@@ -18,6 +17,7 @@ import { consumeSummaryQuota } from "@/lib/ai/rate-limit";
 import { settings as appSettings, type AiSettings } from "@/lib/config/settings";
 import { AppError, errors } from "@/lib/http/errors";
 import { logger } from "@/lib/log";
+import { sharedCache } from "@/lib/redis/shared-cache";
 import { resolveProjectAccess } from "@/lib/projects/access";
 import { listProjectNamesOfUser } from "@/lib/projects/service";
 
@@ -64,8 +64,8 @@ type Fresh = Omit<SummaryResult, "cached">;
 
 // The same facts (and model) within AI_CACHE_TTL_MS get the same answer, and
 // identical requests arriving together share one model call. Per process
-// unless Redis is configured (see docs/ai.md).
-const answers = new LRUCache<string, Fresh>({ max: 1_000, ttl: 60_000 });
+// unless Redis is configured (docs/redis.md); the in-flight sharing is per process.
+const answers = sharedCache<Fresh>("ai-summary", { max: 1_000 });
 const inFlight = new Map<string, Promise<Fresh>>();
 
 /** GET /api/ai/summarize: the caller's per-user quota, then the summary. */
@@ -101,7 +101,7 @@ export async function summarizeRecentEvents(user: { id: string }, options: Summa
     .update(JSON.stringify([model ? [model.provider, model.modelId, settings.baseURL ?? null] : "builtin", options.limit, factsFingerprint(facts)]))
     .digest("base64url");
   if (settings.cacheTtlMs > 0) {
-    const hit = answers.get(key);
+    const hit = await answers.get(key);
     if (hit) return { ...hit, cached: true };
   }
   let pending = inFlight.get(key);
@@ -119,7 +119,7 @@ export async function summarizeRecentEvents(user: { id: string }, options: Summa
   }
   const fresh = await pending;
   // A fallback is not cached: the provider may be back for the next request.
-  if (settings.cacheTtlMs > 0 && !fresh.fallback) answers.set(key, fresh, { ttl: settings.cacheTtlMs });
+  if (settings.cacheTtlMs > 0 && !fresh.fallback) await answers.set(key, fresh, settings.cacheTtlMs);
   return { ...fresh, cached: false };
 }
 

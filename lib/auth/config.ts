@@ -6,6 +6,7 @@ import { deriveKey } from "@/lib/config/secrets";
 import { logger } from "@/lib/log";
 import { settings } from "@/lib/config/settings";
 import { deliverSignInLink } from "@/lib/auth/sign-in-email";
+import { sendInBackground } from "@/lib/http/background";
 import { checkSignInRequest } from "@/lib/auth/sign-in-request";
 import { safeRedirectUrl } from "@/lib/auth/safe-callback";
 import { SESSION_MAX_AGE_SECONDS, SESSION_UPDATE_AGE_SECONDS, SIGN_IN_LINK_LIFETIME_SECONDS } from "@/lib/auth/lifetimes";
@@ -14,7 +15,7 @@ import { SESSION_MAX_AGE_SECONDS, SESSION_UPDATE_AGE_SECONDS, SIGN_IN_LINK_LIFET
  * AUTH_SECRET when set; otherwise one derived from TELLTALE_SECRET, so an
  * operator manages a single secret. Undefined lets Auth.js report MissingSecret.
  */
-function authSecret(): string | undefined {
+export function authSecret(): string | undefined {
   const { auth, telltale } = settings().secrets;
   if (auth) return auth;
   if (!telltale) return undefined;
@@ -36,8 +37,13 @@ export function authConfig(): NextAuthConfig {
         server: settings().mail.server ?? "smtp://localhost:25",
         from: settings().mail.from,
         maxAge: SIGN_IN_LINK_LIFETIME_SECONDS,
-        async sendVerificationRequest({ identifier, url }) {
-          await deliverSignInLink({ email: identifier, authCallbackUrl: url });
+        // Not awaited: the mail goes out after the answer, so an address
+        // whose mail takes long to send answers as fast as one that gets
+        // none, and an SMTP failure cannot become an unhandled rejection
+        // inside Auth.js. A failure is logged, clearly (lib/auth/sign-in-email.ts).
+        sendVerificationRequest({ identifier, url }) {
+          sendInBackground(() => deliverSignInLink({ email: identifier, authCallbackUrl: url }));
+          return Promise.resolve();
         },
       }),
     ],

@@ -11,9 +11,17 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
  * which cannot be driven by another site and so is let through. SameSite=Lax
  * on the session cookie is the second layer.
  */
-export function assertSameOrigin(request: Request): void {
+export function assertSameOrigin(request: Request, { requireBrowserProof = false }: { requireBrowserProof?: boolean } = {}): void {
   if (SAFE_METHODS.has(request.method.toUpperCase())) return;
-  if (request.headers.get("sec-fetch-site") === "cross-site") throw crossOrigin();
+  const fetchSite = request.headers.get("sec-fetch-site");
+  if (fetchSite === "cross-site") throw crossOrigin();
+  // A browser says where a request comes from in Sec-Fetch-Site, whatever the
+  // page's Referrer-Policy (a no-referrer page's own form POST carries
+  // `Origin: null`). Where that must be this site, anything else is refused.
+  if (requireBrowserProof && fetchSite !== null) {
+    if (fetchSite !== "same-origin") throw crossOrigin();
+    return;
+  }
   const source = request.headers.get("origin") ?? request.headers.get("referer");
   if (source === null) return;
   const host = hostOf(source); // `Origin: null` (sandboxed frames, odd redirects) has none

@@ -1,5 +1,6 @@
 import { SIGN_IN_LINK_LIFETIME_TEXT } from "@/lib/auth/lifetimes";
 import { settings } from "@/lib/config/settings";
+import { logger } from "@/lib/log";
 import { buttonMailHtml, sendMail } from "@/lib/mail/send-mail";
 
 
@@ -31,7 +32,17 @@ export function authCallbackAction(params: { token: string; email: string; callb
  * place a link is ever logged). Production without EMAIL_SERVER fails.
  */
 export async function deliverSignInLink({ email, authCallbackUrl }: { email: string; authCallbackUrl: string }): Promise<void> {
-  const url = confirmationUrl(authCallbackUrl);
+  try {
+    await sendSignInLink(email, confirmationUrl(authCallbackUrl));
+  } catch (error) {
+    // The person sees "check your email" either way; the operator must see why nothing came.
+    logger.error("sign-in email not sent: the mail server refused it or could not be reached. Check EMAIL_SERVER.", {
+      reason: error instanceof Error ? error.message.slice(0, 200) : String(error),
+    });
+  }
+}
+
+async function sendSignInLink(email: string, url: string): Promise<void> {
   if (!settings().mail.server) {
     if (settings().production) {
       throw new Error("EMAIL_SERVER is not set: sign-in links cannot be sent. Set EMAIL_SERVER to an SMTP URL.");

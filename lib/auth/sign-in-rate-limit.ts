@@ -5,8 +5,8 @@ import { consumeRateLimit, createRateLimit } from "@/lib/http/rate-limit";
  * Sign-in link requests are limited per address (so nobody can flood an inbox)
  * and per client IP (so nobody can spray addresses). Both limits count every
  * request, whether the address belongs to a user or not, so the answer never
- * tells which addresses exist. In memory, per process: on a multi-instance
- * deployment each instance enforces its own budget.
+ * tells which addresses exist. Shared by every instance through Redis when
+ * REDIS_URL is set; otherwise each process enforces its own budget.
  */
 const limiters = fromSettings((s) => ({
   email: createRateLimit({ name: "signin-email", perWindow: s.signIn.perEmail, windowSeconds: s.signIn.windowSeconds }),
@@ -24,23 +24,13 @@ export async function consumeSignInAttempt({ email, ip }: { email: string; ip: s
   return { allowed: false, retryAfterSeconds: Math.max(...refused.map((d) => d!.resetSeconds)) };
 }
 
-/** The same normalization Auth.js applies to the identifier (NFKC, trimmed, lower case). */
-export function normalizeEmailKey(email: string): string {
-  return email.normalize("NFKC").trim().toLowerCase();
-}
-
 /**
- * The per-IP bucket key of a request: the right-most X-Forwarded-For entry.
- * Behind a proxy (AUTH_TRUST_HOST=true) that is the address the proxy saw.
- * Served directly, `next start` fills X-Forwarded-For from the socket when
- * the client sent none, so honest clients each get their own bucket; a
- * client that forges the header can only dodge its own per-IP budget (the
- * per-address limit still protects every inbox). Sharing one bucket among
- * all direct clients was the alternative, and it lets anyone lock every user
- * out of sign-in with a handful of requests, so it is not used.
+ * The address a limit counts: Auth.js's normalization (NFKC, trimmed, lower
+ * case) without a plus tag, since `you+1@…`, `you+2@…` reach the same inbox.
  */
-export function clientIp(headers: { get(name: string): string | null }): string {
-  const forwarded = headers.get("x-forwarded-for");
-  const last = forwarded?.split(",").map((s) => s.trim()).filter(Boolean).at(-1);
-  return last || headers.get("x-real-ip")?.trim() || "unknown";
+export function normalizeEmailKey(email: string): string {
+  const address = email.normalize("NFKC").trim().toLowerCase();
+  const at = address.lastIndexOf("@");
+  if (at < 0) return address;
+  return address.slice(0, at).replace(/\+.*$/, "") + address.slice(at);
 }

@@ -58,6 +58,18 @@ function oneOf<const T extends string>(values: readonly T[], fallback: T | undef
   };
 }
 
+function domains(doc: string): Spec<string[]> {
+  return {
+    doc,
+    parse(raw, name) {
+      const list = (raw ?? "").split(",").map((d) => d.trim().toLowerCase().replace(/^@/, "")).filter(Boolean);
+      const bad = list.find((d) => !/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/.test(d));
+      if (bad) throw new SettingError(`${name} must be a comma-separated list of domain names; "${bad}" is not one.`);
+      return list;
+    },
+  };
+}
+
 function secret(doc: string): Spec<string | undefined> {
   return {
     doc,
@@ -93,8 +105,10 @@ export const SETTING_SPECS = {
   NODE_ENV: oneOf(["development", "production", "test"], "development", "set by Next.js"),
   PORT: int(3000, 1, 65535, "HTTP port"),
   DATABASE_URL: url("PostgreSQL connection string; unset: the embedded database", ["postgres:", "postgresql:"]),
+  DIRECT_URL: url("PostgreSQL connection string for migrations when DATABASE_URL is a pooler (PgBouncer in transaction mode); unset: DATABASE_URL", ["postgres:", "postgresql:"]),
   DATABASE_POOL_SIZE: int(10, 1, 1000),
   DATABASE_CONNECT_TIMEOUT_MS: int(3000, 100),
+  DATABASE_QUERY_TIMEOUT_MS: int(5000, 100, 600_000, "a query's deadline, pool wait included"),
   TELLTALE_DATA_DIR: text(".telltale/pgdata"),
   EMBEDDED_DB_PORT: int(0, 0, 65535, "0: a free port"),
   EMBEDDED_DB_MAX_CONNECTIONS: int(100, 4, 1000),
@@ -105,6 +119,13 @@ export const SETTING_SPECS = {
   AUTH_URL: url("public URL of the dashboard", ["http:", "https:"]),
   NEXTAUTH_URL: url("older name of AUTH_URL", ["http:", "https:"]),
   AUTH_TRUST_HOST: flag("trust X-Forwarded-Host/-Proto"),
+  TRUST_PROXY_HOPS: int(0, 0, 10, "reverse proxies in front whose X-Forwarded-For is believed"),
+  SIGNUP: oneOf(["invite", "domains", "open"], undefined, "who may get a sign-in link; default invite in production, open in development"),
+  SIGNUP_DOMAINS: domains("with SIGNUP=domains: the address domains allowed"),
+  MAX_PROJECTS_PER_USER: int(50, 1, 100_000),
+  INVITATIONS_PER_INVITER_PER_HOUR: int(20, 0),
+  INVITATIONS_PER_ADDRESS_PER_DAY: int(3, 0),
+  AUTH_FAILURES_PER_MINUTE: int(30, 0, 100_000, "invalid API keys per client address per minute before 429"),
   EMAIL_SERVER: text(undefined, "SMTP URL"),
   EMAIL_FROM: text("Telltale <no-reply@localhost>"),
   SIGNIN_RATE_LIMIT_PER_EMAIL: int(5, 0),
@@ -124,6 +145,16 @@ export const SETTING_SPECS = {
   AI_PROMPT_BUDGET_CHARS: int(24_000, 2_000, 400_000),
   AI_CACHE_TTL_MS: int(60_000, 0, 3_600_000),
   AI_RATE_LIMIT_PER_MINUTE: int(10, 0),
+  CRON_SECRET: secret("bearer token of the POST /api/cron/* routes; unset: those routes are off"),
+  RETENTION_DAYS: int(90, 0, 36_500, "days events are kept (by their time, occurredAt); 0: forever"),
+  REDIS_URL: url("Redis shared by several instances (rate limits, key-cache invalidation, summary cache); unset: per process", ["redis:", "rediss:"]),
+  REDIS_KEY_PREFIX: text("telltale:", "prefix of every Redis key and channel"),
+  ALERTS_CRON_ONLY: flag("true: alerts are delivered only by POST /api/cron/alerts (no delivery after ingest answers, no background sweep)"),
+  ALERTS_ALLOW_PRIVATE_WEBHOOKS: flag("webhooks may target loopback, private and link-local addresses"),
+  ALERTS_COOLDOWN_MINUTES: int(60, 1, 10_080, "one notification per rule and issue per this many minutes"),
+  ALERTS_MAX_PER_PROJECT_PER_HOUR: int(10, 1, 10_000, "notifications per project per hour; more become one digest per rule"),
+  ALERTS_MAX_ATTEMPTS: int(8, 1, 30, "delivery attempts before a notification is given up"),
+  ALERTS_WEBHOOK_TIMEOUT_MS: int(10_000, 100, 120_000, "a webhook's deadline (connect, send, answer)"),
   TELLTALE_LOG: oneOf(["silent"], undefined, "silent: no log lines"),
 } satisfies Record<string, Spec<unknown>>;
 
@@ -136,14 +167,31 @@ function structure(v: Raw) {
     port: v.PORT,
     database: {
       url: v.DATABASE_URL,
+      /** Migrations connect here (not through a transaction-mode pooler); unset: `url`. */
+      directUrl: v.DIRECT_URL,
       poolSize: v.DATABASE_POOL_SIZE,
       connectTimeoutMs: v.DATABASE_CONNECT_TIMEOUT_MS,
+      queryTimeoutMs: v.DATABASE_QUERY_TIMEOUT_MS,
     },
     embedded: { dataDir: v.TELLTALE_DATA_DIR!, port: v.EMBEDDED_DB_PORT, maxConnections: v.EMBEDDED_DB_MAX_CONNECTIONS },
     migrateLockTimeoutMs: v.MIGRATE_LOCK_TIMEOUT_MS,
     debugMigrate: v.TELLTALE_DEBUG_MIGRATE,
     secrets: { telltale: v.TELLTALE_SECRET, auth: v.AUTH_SECRET },
-    auth: { url: v.AUTH_URL ?? v.NEXTAUTH_URL, trustHost: v.AUTH_TRUST_HOST },
+    auth: {
+      url: v.AUTH_URL ?? v.NEXTAUTH_URL,
+      trustHost: v.AUTH_TRUST_HOST,
+      trustProxyHops: v.TRUST_PROXY_HOPS,
+      failuresPerMinute: v.AUTH_FAILURES_PER_MINUTE,
+    },
+    signUp: {
+      policy: v.SIGNUP ?? (v.NODE_ENV === "production" ? "invite" : "open"),
+      domains: v.SIGNUP_DOMAINS,
+    },
+    limits: {
+      projectsPerUser: v.MAX_PROJECTS_PER_USER,
+      invitationsPerInviterPerHour: v.INVITATIONS_PER_INVITER_PER_HOUR,
+      invitationsPerAddressPerDay: v.INVITATIONS_PER_ADDRESS_PER_DAY,
+    },
     mail: { server: v.EMAIL_SERVER, from: v.EMAIL_FROM! },
     signIn: {
       perEmail: v.SIGNIN_RATE_LIMIT_PER_EMAIL,
@@ -169,6 +217,20 @@ function structure(v: Raw) {
       cacheTtlMs: v.AI_CACHE_TTL_MS,
       rateLimitPerMinute: v.AI_RATE_LIMIT_PER_MINUTE,
     },
+    /** Never logged, never in a response. */
+    cron: { secret: v.CRON_SECRET },
+    /** Events older than `days` go (`npm run telltale -- retention`, POST /api/cron/retention); 0: kept forever. */
+    retention: { days: v.RETENTION_DAYS },
+    /** Unset: limits and caches are per process (lib/redis). */
+    redis: { url: v.REDIS_URL, keyPrefix: v.REDIS_KEY_PREFIX! },
+    alerts: {
+      cronOnly: v.ALERTS_CRON_ONLY,
+      allowPrivateWebhooks: v.ALERTS_ALLOW_PRIVATE_WEBHOOKS,
+      cooldownMinutes: v.ALERTS_COOLDOWN_MINUTES,
+      maxPerProjectPerHour: v.ALERTS_MAX_PER_PROJECT_PER_HOUR,
+      maxAttempts: v.ALERTS_MAX_ATTEMPTS,
+      webhookTimeoutMs: v.ALERTS_WEBHOOK_TIMEOUT_MS,
+    },
     log: { silent: v.TELLTALE_LOG === "silent" },
   };
 }
@@ -188,6 +250,7 @@ export function parseSettings(env: Env): { settings: Settings; problems: string[
       problems.push(error.message);
     }
   }
+  if (raw.SIGNUP === "domains" && (raw.SIGNUP_DOMAINS as string[]).length === 0) problems.push("SIGNUP=domains needs SIGNUP_DOMAINS (e.g. example.com,example.org).");
   if (problems.length > 0) return { settings: null, problems };
   return { settings: structure(raw as Raw), problems: [] };
 }

@@ -22,18 +22,72 @@ export function databaseUrl(): string {
   return url;
 }
 
+/**
+ * A connection whose query missed its deadline is closed, not reused: the
+ * server may still be running it, or be frozen, and the wire state is
+ * unknown. (node-postgres alone would hand it back to the pool, and Prisma,
+ * whose ROLLBACK then also times out, would hand it back inside the open
+ * transaction, for the next request to write into.)
+ */
+class DeadlineClient extends pg.Client {
+  // @ts-expect-error pg's overloads: every form is passed through unchanged.
+  override query(config: unknown, values?: unknown, callback?: unknown): unknown {
+    const close = (error: unknown) => {
+      if ((error as Error | undefined)?.message === "Query read timeout") this.end().catch(() => {});
+    };
+    if (typeof values === "function") {
+      const done = values as (e: unknown, r: unknown) => void;
+      values = (e: unknown, r: unknown) => (close(e), done(e, r));
+    } else if (typeof callback === "function") {
+      const done = callback as (e: unknown, r: unknown) => void;
+      callback = (e: unknown, r: unknown) => (close(e), done(e, r));
+    }
+    const result = (super.query as (...args: unknown[]) => unknown)(config, values, callback) as { catch?: unknown } | undefined;
+    if (result && typeof result.catch === "function") {
+      return (result as Promise<unknown>).catch((error: unknown) => {
+        close(error);
+        throw error;
+      });
+    }
+    return result;
+  }
+}
+
+/**
+ * The database's own deadline for a statement, a little inside the client's:
+ * a statement that runs too long is cancelled and rolled back by the server
+ * (57014, a 503 that can truly say nothing was stored) before the client
+ * stops waiting for it. Without it, a slow write that the client gave up on
+ * still committed, after its caller had been told it was not stored.
+ */
+export function statementTimeoutMs(queryTimeoutMs: number): number {
+  return queryTimeoutMs - Math.min(500, Math.floor(queryTimeoutMs / 5));
+}
+
 function createDb(): Db {
+  const { url, poolSize, connectTimeoutMs, queryTimeoutMs } = { ...settings().database, url: databaseUrl() };
   const pool = new pg.Pool({
-    connectionString: databaseUrl(),
-    max: settings().database.poolSize,
-    // Fail fast when the database is down, so the API answers 503 quickly
-    // instead of queueing requests behind a dead server.
-    connectionTimeoutMillis: settings().database.connectTimeoutMs,
+    connectionString: url,
+    max: poolSize,
+    Client: DeadlineClient as unknown as typeof pg.Client,
+    // Deadlines: getting a connection (connecting, or waiting for a free one)
+    // and each query. A frozen or restarting database answers 503 within
+    // them instead of holding requests (lib/db/errors.ts).
+    connectionTimeoutMillis: Math.min(connectTimeoutMs, queryTimeoutMs),
+    query_timeout: queryTimeoutMs,
+    keepAlive: true,
     idleTimeoutMillis: 30_000,
   });
   // An idle client that loses its server emits 'error'; without a listener the
   // process would crash. The pool drops it and reconnects on the next query.
   pool.on("error", () => {});
+  // A SET rather than a startup parameter: poolers such as PgBouncer refuse
+  // unknown startup parameters. Queued on the new client, it runs before the
+  // query the client was made for. (The embedded PGlite accepts it and does
+  // not enforce it.)
+  pool.on("connect", (client) => {
+    client.query(`SET statement_timeout = ${statementTimeoutMs(queryTimeoutMs)}`).catch(() => {});
+  });
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   return { prisma, pool };
 }

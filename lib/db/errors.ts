@@ -1,7 +1,8 @@
 /**
  * True when an error means "the database cannot be reached right now"
- * (refused, reset, timed out, shutting down), as opposed to a bad query.
- * Such errors become 503 service_unavailable; the pool reconnects by itself.
+ * (refused, reset, timed out, shutting down, too slow to finish a statement
+ * within its deadline), as opposed to a bad query. Such errors become 503
+ * service_unavailable; the pool reconnects by itself.
  */
 const NETWORK_CODES = new Set([
   "ECONNREFUSED",
@@ -10,6 +11,7 @@ const NETWORK_CODES = new Set([
   "EPIPE",
   "ENOTFOUND",
   "EHOSTUNREACH",
+  "57014", // query_canceled: the statement passed its deadline (statement_timeout), rolled back
   "57P01", // admin_shutdown
   "57P02", // crash_shutdown
   "57P03", // cannot_connect_now
@@ -26,7 +28,7 @@ const NETWORK_CODES = new Set([
 ]);
 
 const MESSAGE_PATTERN =
-  /(connection terminated|connection timeout|timeout exceeded when trying to connect|ECONNREFUSED|ECONNRESET|Client has encountered a connection error|DatabaseNotReachable|the database system is (shutting down|starting up)|Connection terminated unexpectedly|Can't reach database server)/i;
+  /(connection terminated|connection timeout|timeout exceeded when trying to connect|Query read timeout|Client was closed and is not queryable|ECONNREFUSED|ECONNRESET|Client has encountered a connection error|DatabaseNotReachable|the database system is (shutting down|starting up|in recovery mode)|terminating connection due to administrator command|Connection terminated unexpectedly|Can't reach database server|Unable to start a transaction in the given time)/i;
 
 export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
   if (!error || typeof error !== "object" || depth > 4) return false;
@@ -56,4 +58,16 @@ export function isRetryableConflict(error: unknown, depth = 0): boolean {
   const e = error as { code?: unknown; originalCode?: unknown; cause?: unknown };
   if (e.code === "40P01" || e.code === "40001" || e.originalCode === "40P01" || e.originalCode === "40001") return true;
   return isRetryableConflict(e.cause, depth + 1);
+}
+
+/**
+ * The client stopped waiting for an answer (pg's query_timeout) while the
+ * statement may still have reached the database: its outcome is unknown,
+ * unlike a refused connection or a statement the server cancelled.
+ */
+export function isClientDeadline(error: unknown, depth = 0): boolean {
+  if (!error || typeof error !== "object" || depth > 4) return false;
+  const e = error as { message?: unknown; cause?: unknown };
+  if (e.message === "Query read timeout") return true;
+  return isClientDeadline(e.cause, depth + 1);
 }

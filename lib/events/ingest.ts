@@ -3,12 +3,13 @@ import { fromSettings, settings } from "@/lib/config/settings";
 import { dbPool } from "@/lib/db/client";
 import { errors, type FieldProblem } from "@/lib/http/errors";
 import { zodProblems } from "@/lib/http/input";
+import type { JsonBody } from "@/lib/http/read-json";
 import { createRateLimit } from "@/lib/http/rate-limit";
 import type { AuthenticatedKey } from "@/lib/keys/service";
 import { eventWriter, type NewEvent } from "@/lib/events/store";
 import { eventTime } from "@/lib/events/time";
 import { issueGroupingKey } from "@/lib/issues/template";
-import { eventBatchSchema, MAX_BATCH_EVENTS, validateEvent, type ValidEvent } from "@/lib/events/schema";
+import { eventBatchSchema, MAX_BATCH_BODY_DEPTH, MAX_BATCH_EVENTS, MAX_EVENT_BODY_DEPTH, TOO_DEEP, validateEvent, type ValidEvent } from "@/lib/events/schema";
 import { logger } from "@/lib/log";
 
 export type IngestResult<T> = { body: T; replayed: boolean };
@@ -24,24 +25,25 @@ export const ingestRateLimit = fromSettings((s) =>
   createRateLimit({ name: "ingest", perWindow: s.ingest.ratePerSecond, windowSeconds: 1, burst: s.ingest.ratePerSecond, burstWindowSeconds: 10 }),
 );
 
-/** Body limits of the two ingestion endpoints. */
-export const ingestBodyLimit = {
-  single: () => settings().ingest.maxBodyBytes,
-  batch: () => settings().ingest.maxBatchBodyBytes,
+/** How the two ingestion endpoints read their bodies: size limits, and nesting (a context may nest 32 levels). */
+export const ingestBody = {
+  single: { bodyLimit: () => settings().ingest.maxBodyBytes, maxDepth: MAX_EVENT_BODY_DEPTH, tooDeep: TOO_DEEP },
+  batch: { bodyLimit: () => settings().ingest.maxBatchBodyBytes, maxDepth: MAX_BATCH_BODY_DEPTH, tooDeep: TOO_DEEP },
 };
 
-/** Body of POST /api/events -> one valid event, or 400 listing every problem. */
-export function parseEventBody(body: unknown): ValidEvent {
-  const { event, problems } = validateEvent(body);
+/** Body of POST /api/events -> one valid event, or 400 listing every problem (reading the body's first). */
+export function parseEventBody(body: JsonBody): ValidEvent {
+  if (body.problems.length > 0) throw errors.validation([...body.problems, ...validateEvent(body.value).problems]);
+  const { event, problems } = validateEvent(body.value);
   if (!event) throw errors.validation(problems);
   return event;
 }
 
 /** Body of POST /api/events/batch -> valid events (all or nothing). */
-export function parseEventBatchBody(body: unknown): ValidEvent[] {
-  const envelope = eventBatchSchema.safeParse(body);
-  const problems: FieldProblem[] = envelope.success ? [] : zodProblems(envelope.error.issues);
-  const items = (body as { events?: unknown } | null)?.events;
+export function parseEventBatchBody(body: JsonBody): ValidEvent[] {
+  const envelope = eventBatchSchema.safeParse(body.value);
+  const problems: FieldProblem[] = [...body.problems, ...(envelope.success ? [] : zodProblems(envelope.error.issues))];
+  const items = (body.value as { events?: unknown } | null)?.events;
   const events: ValidEvent[] = [];
   // Events are checked even when the envelope has a problem (an unknown
   // top-level field, too many events), so one answer lists everything; past

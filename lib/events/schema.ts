@@ -7,7 +7,12 @@ export const EVENT_LEVELS = ["error", "warn", "info"] as const;
 export type EventLevel = (typeof EVENT_LEVELS)[number];
 
 export const MAX_MESSAGE_CHARS = 10_000;
+/** Levels a context may nest (the context object is level 1). */
 export const MAX_DEPTH = 32;
+export const TOO_DEEP = `Nesting is deeper than ${MAX_DEPTH} levels.`;
+/** Containers a body may nest (its root counted): one event, or {"events": [event, ...]}. */
+export const MAX_EVENT_BODY_DEPTH = MAX_DEPTH + 1;
+export const MAX_BATCH_BODY_DEPTH = MAX_DEPTH + 3;
 export const MAX_BATCH_EVENTS = 1_000;
 export const MAX_FINGERPRINT_PARTS = 8;
 export const MAX_FINGERPRINT_PART_CHARS = 200;
@@ -97,8 +102,9 @@ export type ValidEvent = {
 export function validateEvent(input: unknown, prefix = ""): { event?: ValidEvent; problems: FieldProblem[] } {
   const problems: FieldProblem[] = [];
   // NUL characters and nesting are checked on the raw value: PostgreSQL text
-  // and JSONB cannot store U+0000, and deep nesting is an abuse vector.
-  walk(input, 0, prefix.replace(/\.$/, ""), problems);
+  // and JSONB cannot store U+0000, and deep nesting is an abuse vector. The
+  // event object itself is level 0: a context may nest MAX_DEPTH levels.
+  walk(input, -1, prefix.replace(/\.$/, ""), problems);
   const parsed = eventInputSchema.safeParse(input);
   if (!parsed.success) problems.push(...zodProblems(parsed.error.issues, { prefix: prefix.replace(/\.$/, "") }));
   if (problems.length > 0 || !parsed.success) return { problems: dedupe(problems) };
@@ -129,7 +135,7 @@ function walk(value: unknown, depth: number, path: string, problems: FieldProble
   }
   if (value === null || typeof value !== "object") return;
   if (depth + 1 > MAX_DEPTH) {
-    problems.push({ path, message: `Nesting is deeper than ${MAX_DEPTH} levels.` });
+    problems.push({ path, message: TOO_DEEP });
     return;
   }
   if (Array.isArray(value)) {

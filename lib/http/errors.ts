@@ -22,6 +22,9 @@ import type { RateLimitDecision } from "@/lib/http/rate-limit";
 
 export type FieldProblem = { path: string; message: string };
 
+/** Problems an error answer lists at most; the detail says how many more there were. */
+export const MAX_LISTED_PROBLEMS = 100;
+
 const TITLES: Record<ErrorCode, string> = {
   invalid_json: "Invalid JSON",
   validation_failed: "Validation failed",
@@ -77,10 +80,23 @@ export class AppError extends Error {
 
 export const errors = {
   invalidJson: (detail = "The request body is not valid JSON.") => new AppError(400, "invalid_json", detail),
-  validation: (problems: FieldProblem[], detail?: string) =>
-    new AppError(400, "validation_failed", detail ?? `The request has ${problems.length} invalid field${problems.length === 1 ? "" : "s"}.`, { errors: problems }),
+  /** 400 listing the problems: at most MAX_LISTED_PROBLEMS, so an answer stays small whatever the request. */
+  validation: (problems: FieldProblem[], detail?: string) => {
+    const listed = problems.slice(0, MAX_LISTED_PROBLEMS);
+    const more = problems.length - listed.length;
+    const text =
+      detail ??
+      (more > 0
+        ? `The request has ${problems.length.toLocaleString("en-US")} problems; the first ${MAX_LISTED_PROBLEMS} are listed, ${more.toLocaleString("en-US")} more are not.`
+        : `The request has ${problems.length} invalid field${problems.length === 1 ? "" : "s"}.`);
+    return new AppError(400, "validation_failed", text, { errors: listed });
+  },
   unsupportedMediaType: () =>
     new AppError(415, "unsupported_media_type", "Send the body as JSON with the header Content-Type: application/json."),
+  unsupportedContentEncoding: () =>
+    new AppError(415, "unsupported_media_type", "Send the body uncompressed: no Content-Encoding (or Content-Encoding: identity).", {
+      headers: { "Accept-Encoding": "identity" },
+    }),
   payloadTooLarge: (limit: number) =>
     new AppError(413, "payload_too_large", `The request body is larger than the limit of ${limit} bytes.`),
   missingApiKey: () =>

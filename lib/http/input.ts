@@ -38,10 +38,15 @@ export function zodProblems(issues: readonly z.core.$ZodIssue[], { prefix = "", 
   return problems;
 }
 
-/** A request body or query: 400 `validation_failed` listing every problem. */
-export function parseInput<S extends z.ZodType>(schema: S, value: unknown, root = "body"): z.output<S> {
+/**
+ * A request body or query: 400 `validation_failed` listing every problem,
+ * with those reading the body already found (`earlier`: duplicate keys, inexact numbers).
+ */
+export function parseInput<S extends z.ZodType>(schema: S, value: unknown, root = "body", earlier: FieldProblem[] = []): z.output<S> {
   const result = schema.safeParse(value);
-  if (!result.success) throw errors.validation(zodProblems(result.error.issues, { root }));
+  if (!result.success || earlier.length > 0) {
+    throw errors.validation([...earlier, ...(result.success ? [] : zodProblems(result.error.issues, { root }))]);
+  }
   return result.data;
 }
 

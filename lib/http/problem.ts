@@ -1,5 +1,5 @@
 import { AppError, errors, type ErrorCode, type FieldProblem } from "@/lib/http/errors";
-import { isDatabaseUnavailable } from "@/lib/db/errors";
+import { isClientDeadline, isDatabaseUnavailable } from "@/lib/db/errors";
 import { rateLimitHeaders } from "@/lib/http/rate-limit";
 import { logger } from "@/lib/log";
 
@@ -15,8 +15,8 @@ export type ProblemBody = {
   requestId?: string;
 };
 
-/** The one place that builds an error response (RFC 9457 problem details). */
-export function problemResponse(error: AppError, requestId?: string): Response {
+/** The status, headers and JSON text of an error answer (RFC 9457 problem details). */
+export function problemParts(error: AppError, requestId?: string): { status: number; headers: Record<string, string>; body: string } {
   const body: ProblemBody = {
     type: `urn:telltale:error:${error.code}`,
     title: error.title,
@@ -26,7 +26,7 @@ export function problemResponse(error: AppError, requestId?: string): Response {
     ...(error.errors ? { errors: error.errors } : {}),
     ...(requestId ? { requestId } : {}),
   };
-  return new Response(JSON.stringify(body), {
+  return {
     status: error.status,
     headers: {
       "Content-Type": PROBLEM_CONTENT_TYPE,
@@ -35,8 +35,18 @@ export function problemResponse(error: AppError, requestId?: string): Response {
       ...rateLimitHeaders(error.rateLimit),
       ...(error.retryAfterSeconds !== undefined ? { "Retry-After": String(error.retryAfterSeconds) } : {}),
     },
-  });
+    body: JSON.stringify(body),
+  };
 }
+
+/** The one place that builds an error response. */
+export function problemResponse(error: AppError, requestId?: string): Response {
+  const { status, headers, body } = problemParts(error, requestId);
+  return new Response(body, { status, headers });
+}
+
+const DEADLINE_PASSED =
+  "The database did not answer in time. Retry shortly; a write may still have been stored, so send an Idempotency-Key to make the retry safe.";
 
 /**
  * Maps anything thrown by a handler to a response: typed errors as they are,
@@ -47,7 +57,9 @@ export function errorToResponse(error: unknown, requestId: string): Response {
   if (error instanceof AppError) return problemResponse(error);
   if (isDatabaseUnavailable(error)) {
     logger.warn("database unavailable", { requestId, error: describe(error) });
-    return problemResponse(errors.serviceUnavailable());
+    // A frozen database may still run a statement it received before the
+    // client stopped waiting: the answer must not promise that nothing was stored.
+    return problemResponse(isClientDeadline(error) ? errors.serviceUnavailable(DEADLINE_PASSED) : errors.serviceUnavailable());
   }
   logger.error("unhandled error", { requestId, error: describe(error), stack: error instanceof Error ? error.stack : undefined });
   return problemResponse(new AppError(500, "internal", `An unexpected error occurred. Quote request id ${requestId} when reporting it.`), requestId);

@@ -7,15 +7,16 @@
  *   export const GET = projectRoute({ role: "member", query: eventsQuerySchema },
  *     async ({ access, query }) => json(await listProjectEvents(access, query)));
  */
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import type { z } from "zod";
 import { requireApiKey, requireSessionUser, type AuthenticatedKey, type SessionUser } from "@/lib/auth/caller";
 import { assertSameOrigin } from "@/lib/auth/same-origin";
-import { errors } from "@/lib/http/errors";
+import { AppError, errors } from "@/lib/http/errors";
+import { settings } from "@/lib/config/settings";
 import { MANAGEMENT_BODY_LIMIT, parseInput, parsePathParams, queryObject } from "@/lib/http/input";
 import { errorToResponse } from "@/lib/http/problem";
 import { consumeRateLimit, rateLimitHeaders, type RateLimit, type RateLimitDecision } from "@/lib/http/rate-limit";
-import { readJsonBody } from "@/lib/http/read-json";
+import { readJsonBody, type JsonBody } from "@/lib/http/read-json";
 import { PROJECT_NOT_FOUND, resolveProjectAccess, type ProjectAccess } from "@/lib/projects/access";
 import type { ProjectRole } from "@/lib/projects/roles";
 import { projectParamsSchema } from "@/lib/projects/schemas";
@@ -39,6 +40,9 @@ export function apiRoute(handler: (request: Request, ctx: { params: Record<strin
       const params = ctx?.params ? await ctx.params : {};
       response = await handler(request, { params, requestId });
     } catch (error) {
+      // A client that hung up mid-request is not a server fault: nobody
+      // reads the answer, and nothing is logged.
+      if (request.signal.aborted) return new Response(null, { status: 499 });
       response = errorToResponse(error, requestId);
     }
     response.headers.set("X-Request-Id", requestId);
@@ -70,7 +74,11 @@ export type ProjectContext<P extends Schema, Q extends Schema, B extends Schema>
 
 async function parseRest<Q extends Schema, B extends Schema>(request: Request, options: InputOptions<Schema, Q, B>) {
   const query = (options.query ? parseInput(options.query, queryObject(request), "query") : undefined) as Out<Q>;
-  const body = (options.body ? parseInput(options.body, await readJsonBody(request, options.bodyLimit ?? MANAGEMENT_BODY_LIMIT)) : undefined) as Out<B>;
+  let body = undefined as Out<B>;
+  if (options.body) {
+    const read = await readJsonBody(request, options.bodyLimit ?? MANAGEMENT_BODY_LIMIT);
+    body = parseInput(options.body, read.value, "body", read.problems) as Out<B>;
+  }
   return { query, body };
 }
 
@@ -109,7 +117,7 @@ export function projectRoute<P extends z.ZodType<{ id: string }> = typeof projec
   });
 }
 
-export type KeyContext = { request: Request; requestId: string; key: AuthenticatedKey; body: unknown };
+export type KeyContext = { request: Request; requestId: string; key: AuthenticatedKey; body: JsonBody };
 
 /**
  * A route for a client application with a project API key (ingestion), in
@@ -118,7 +126,7 @@ export type KeyContext = { request: Request; requestId: string; key: Authenticat
  * every answer to an authenticated request, success or not.
  */
 export function apiKeyRoute(
-  options: { bodyLimit: () => number; rateLimit: () => RateLimit | null },
+  options: { bodyLimit: () => number; maxDepth: number; tooDeep?: string; rateLimit: () => RateLimit | null },
   handler: (ctx: KeyContext) => Promise<Response>,
 ): Handler {
   return apiRoute(async (request, { requestId }) => {
@@ -128,9 +136,10 @@ export function apiKeyRoute(
     try {
       decision = await consumeRateLimit(options.rateLimit(), key.keyId);
       if (decision && !decision.allowed) throw errors.rateLimited(decision);
-      const body = await readJsonBody(request, options.bodyLimit());
+      const body = await readJsonBody(request, options.bodyLimit(), { maxDepth: options.maxDepth, tooDeep: options.tooDeep });
       response = await handler({ request, requestId, key, body });
     } catch (error) {
+      if (request.signal.aborted) throw error; // the client is gone: apiRoute answers nobody, logs nothing
       response = errorToResponse(error, requestId);
     }
     for (const [name, value] of Object.entries(rateLimitHeaders(decision))) if (!response.headers.has(name)) response.headers.set(name, value);
@@ -153,6 +162,24 @@ export function created(result: { body: unknown; replayed?: boolean }): Response
 /** 204 No Content (a DELETE that succeeded). */
 export function noContent(): Response {
   return new Response(null, { status: 204, headers: { "Cache-Control": "no-store" } });
+}
+
+/**
+ * A route a scheduler calls (Vercel Cron, a systemd timer, curl) with
+ * `Authorization: Bearer <CRON_SECRET>`, for hosts where nothing runs in the
+ * background. Without CRON_SECRET the route is off; a missing or wrong token
+ * gets the same 401 (compared as SHA-256 digests, in constant time).
+ */
+export function cronRoute(handler: (ctx: { request: Request; requestId: string }) => Promise<Response>): Handler {
+  return apiRoute(async (request, { requestId }) => {
+    const secret = settings().cron.secret;
+    if (!secret) throw new AppError(401, "unauthenticated", "This route is off: set CRON_SECRET on the server and send it as Authorization: Bearer <CRON_SECRET>.");
+    const sent = /^Bearer (.+)$/.exec(request.headers.get("authorization") ?? "")?.[1] ?? "";
+    if (!timingSafeEqual(createHash("sha256").update(sent).digest(), createHash("sha256").update(secret).digest())) {
+      throw new AppError(401, "unauthenticated", "Send Authorization: Bearer <CRON_SECRET>.", { headers: { "WWW-Authenticate": 'Bearer realm="telltale-cron"' } });
+    }
+    return handler({ request, requestId });
+  });
 }
 
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;

@@ -1,4 +1,4 @@
-import { buttonMailHtml, sendMail } from "@/lib/mail/send-mail";
+import { buttonMailHtml, inertMailText, sendMail } from "@/lib/mail/send-mail";
 
 /** The invitation mail: who invited you to what, the link, and when it expires. */
 export async function sendInvitationEmail(invite: {
@@ -9,11 +9,13 @@ export async function sendInvitationEmail(invite: {
   url: string;
   expiresAt: Date;
 }): Promise<void> {
-  const what = `${invite.invitedBy} invited you to join the project "${invite.projectName}" on Telltale as ${invite.role === "owner" ? "an owner" : "a member"}.`;
+  // The project's name is someone else's text: quoted as plain, link-free text.
+  const project = inertMailText(invite.projectName);
+  const what = `${invite.invitedBy} invited you to join the project "${project}" on Telltale as ${invite.role === "owner" ? "an owner" : "a member"}.`;
   const expiry = `The link works once, for the address ${invite.to} only, until ${invite.expiresAt.toUTCString()}.`;
   await sendMail({
     to: invite.to,
-    subject: `Join "${invite.projectName}" on Telltale`,
+    subject: `Join "${project}" on Telltale`,
     text: [what, "", "Accept the invitation:", invite.url, "", expiry, "If you did not expect it, ignore this message.", ""].join("\n"),
     html: buttonMailHtml({ intro: what, buttonLabel: "View invitation", url: invite.url, footnote: `${expiry} If you did not expect it, ignore this message.` }),
   });

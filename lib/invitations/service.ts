@@ -4,6 +4,7 @@ import { sha256Hex } from "@/lib/crypto/hash";
 import { prisma } from "@/lib/db/client";
 import { errors } from "@/lib/http/errors";
 import { sendInvitationEmail } from "@/lib/invitations/email";
+import { consumeInvitationQuota } from "@/lib/invitations/rate-limit";
 import { generateInvitationToken } from "@/lib/invitations/schemas";
 import { logger } from "@/lib/log";
 import { requireOwner, type ProjectAccess } from "@/lib/projects/access";
@@ -38,6 +39,8 @@ export type PendingInvitation = {
 export type InvitationStatus = "pending" | "accepted" | "revoked" | "expired";
 
 export type InvitationPreview = {
+  /** The invited address: the page says who the link is for. */
+  email: string;
   projectName: string;
   role: ProjectRole;
   status: InvitationStatus;
@@ -69,6 +72,7 @@ export async function createInvitation(
   const email = input.email.trim().toLowerCase();
   const existing = await prisma.membership.findFirst({ where: { projectId, user: { email } }, select: { userId: true } });
   if (existing) throw errors.conflict("This address already belongs to a member of the project.");
+  await consumeInvitationQuota(userId, email);
 
   const token = generateInvitationToken();
   const now = new Date();
@@ -151,6 +155,7 @@ export async function getInvitationPreview(token: string, user: Invitee | null):
   });
   if (!invitation) return null;
   return {
+    email: invitation.email,
     projectName: invitation.project.name,
     role: invitation.role,
     status: statusOf(invitation),

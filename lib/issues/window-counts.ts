@@ -45,6 +45,10 @@ export function splitWindow(since: Date, until: Date | null): { hours: Range[]; 
       out.minutes.push({ from: m0, to: m1 });
       if (range.from < m0) out.events.push({ from: range.from, to: m0 });
       if (m1 < range.to) out.events.push({ from: m1, to: range.to });
+    } else if (m0 === m1 && range.from < m0 && m0 < range.to) {
+      // Two partial minutes with no whole one between: each read on its own, so
+      // neither piece spans more than a minute of events.
+      out.events.push({ from: range.from, to: m0 }, { from: m0, to: range.to });
     } else {
       out.events.push(range);
     }

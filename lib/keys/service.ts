@@ -6,18 +6,67 @@ import { decryptApiKey, encryptApiKey } from "@/lib/keys/crypto";
 import { generateApiKey, isWellFormedApiKey, KEY_LENGTH } from "@/lib/keys/format";
 import { logger } from "@/lib/log";
 import { fromSettings } from "@/lib/config/settings";
+import { countAgainstRateLimit, createRateLimit, peekRateLimit } from "@/lib/http/rate-limit";
+import { publishRedis, subscribeRedis } from "@/lib/redis/connection";
 
 export type AuthenticatedKey = { keyId: string; projectId: string };
 
-type CacheEntry = { keyId: string; projectId: string } | { unknown: true };
+type CacheEntry = { keyId: string; projectId: string };
 
 // Key lookups are cached briefly so ingestion does not read the database on
-// every request. Rotation deletes the entry here at once; in other instances
-// the event INSERT itself re-checks the key (lib/events/event-writer.ts).
+// every request. Rotation deletes the entry here at once, and with REDIS_URL
+// in every other instance too (KEY_CHANNEL); whatever an instance still
+// trusts, the event INSERT itself re-checks the key (lib/events/store.ts).
 const keyCache = fromSettings((s) => new LRUCache<string, CacheEntry>({ max: 10_000, ttl: s.keyCacheTtlMs }));
-// Unknown keys are remembered for a shorter time: enough to absorb a client
-// hammering with a dead key, short enough to be harmless.
-const UNKNOWN_TTL_MS = 2_000;
+// Keys found unknown (or revoked) are remembered for a minute in a cache of
+// their own, so a flood of forged keys can neither cost a lookup each again
+// nor push real keys out of the cache above.
+const unknownKeys = new LRUCache<string, true>({ max: 50_000, ttl: 60_000 });
+// Failed authentications per client address: past the limit, 429 before any
+// lookup, so forging many distinct keys costs the database nothing either.
+const failures = fromSettings((s) => createRateLimit({ name: "auth-failures", perWindow: s.auth.failuresPerMinute, windowSeconds: 60 }));
+
+/**
+ * What one instance tells the others (Redis pub/sub) after a rotation or a
+ * project deletion: key hashes that stop working, hashes that just started
+ * (never to be served from the unknown-keys cache), a project whose keys all
+ * went. Hashes, never keys.
+ */
+type KeyChange = { revoked?: string[]; created?: string[]; projectId?: string };
+const KEY_CHANNEL = "keys";
+
+function applyKeyChange(change: KeyChange): void {
+  for (const hash of change.revoked ?? []) {
+    keyCache().delete(hash);
+    unknownKeys.set(hash, true);
+  }
+  for (const hash of change.created ?? []) unknownKeys.delete(hash);
+  if (change.projectId) forgetProjectKeysHere(change.projectId);
+}
+
+let listening = false;
+
+/** Once per process: follow the other instances' key changes (nothing without REDIS_URL). */
+function listenForKeyChanges(): void {
+  if (listening) return;
+  listening = true;
+  subscribeRedis(
+    KEY_CHANNEL,
+    (message) => applyKeyChange(JSON.parse(message) as KeyChange),
+    // (Re)subscribed: changes published while we were not listening are
+    // lost, so forget everything cached before; lookups refill it.
+    () => {
+      keyCache().clear();
+      unknownKeys.clear();
+    },
+  );
+}
+
+/** Applies a change here at once, then tells the other instances (best effort: the INSERT re-checks anyway). */
+async function announceKeyChange(change: KeyChange): Promise<void> {
+  applyKeyChange(change);
+  await publishRedis(KEY_CHANNEL, JSON.stringify(change));
+}
 
 /**
  * Resolves an API key to its project. Malformed, unknown and revoked keys all
@@ -27,25 +76,29 @@ const UNKNOWN_TTL_MS = 2_000;
  * nothing about any stored key (the Unkey/GitHub scheme). Only keys whose
  * checksum is right reach the database.
  */
-export async function authenticateApiKey(key: string): Promise<AuthenticatedKey> {
-  if (key.length !== KEY_LENGTH || !isWellFormedApiKey(key)) throw errors.invalidApiKey();
-  const hash = sha256Hex(key);
-  let entry = keyCache().get(hash);
-  if (!entry) {
-    const row = await prisma.apiKey.findUnique({
-      where: { hash },
-      select: { id: true, projectId: true, revokedAt: true },
-    });
-    if (row && row.revokedAt === null) {
-      entry = { keyId: row.id, projectId: row.projectId };
-      keyCache().set(hash, entry);
-    } else {
-      entry = { unknown: true };
-      keyCache().set(hash, entry, { ttl: UNKNOWN_TTL_MS });
-    }
+export async function authenticateApiKey(key: string, clientAddress = "unknown"): Promise<AuthenticatedKey> {
+  listenForKeyChanges();
+  const wellFormed = key.length === KEY_LENGTH && isWellFormedApiKey(key);
+  const hash = wellFormed ? sha256Hex(key) : null;
+  const cached = hash ? keyCache().get(hash) : undefined;
+  if (cached) return { keyId: cached.keyId, projectId: cached.projectId };
+
+  const gate = await peekRateLimit(failures(), clientAddress);
+  if (gate && !gate.allowed) throw errors.rateLimited(gate);
+  if (!hash || unknownKeys.has(hash)) return refuse(clientAddress);
+  const row = await prisma.apiKey.findUnique({ where: { hash }, select: { id: true, projectId: true, revokedAt: true } });
+  if (!row || row.revokedAt !== null) {
+    unknownKeys.set(hash, true);
+    return refuse(clientAddress);
   }
-  if ("unknown" in entry) throw errors.invalidApiKey();
-  return { keyId: entry.keyId, projectId: entry.projectId };
+  const entry = { keyId: row.id, projectId: row.projectId };
+  keyCache().set(hash, entry);
+  return entry;
+}
+
+async function refuse(clientAddress: string): Promise<never> {
+  await countAgainstRateLimit(failures(), clientAddress);
+  throw errors.invalidApiKey();
 }
 
 type Tx = Prisma.TransactionClient;
@@ -61,8 +114,9 @@ export async function createProjectKey(tx: Tx, projectId: string): Promise<strin
 
 /**
  * Replaces a project's key: the old one is revoked in the same transaction
- * and dropped from this process's cache, so it stops working at once.
- * Authorization (owner only) is the caller's job.
+ * and dropped from this process's cache, and with REDIS_URL from every
+ * instance's, so it stops working at once. Authorization (owner only) is the
+ * caller's job.
  */
 export async function rotateProjectKey(projectId: string): Promise<string> {
   const { apiKey, revokedHashes } = await prisma.$transaction(async (tx) => {
@@ -71,21 +125,25 @@ export async function rotateProjectKey(projectId: string): Promise<string> {
     const apiKey = await createProjectKey(tx, projectId);
     return { apiKey, revokedHashes: active.map((k) => k.hash) };
   });
-  for (const hash of revokedHashes) keyCache().delete(hash);
+  await announceKeyChange({ revoked: revokedHashes, created: [sha256Hex(apiKey)] });
   return apiKey;
 }
 
 /** Drops a key from this process's cache (found revoked by another instance). */
 export function forgetApiKey(keyId: string): void {
   for (const [hash, entry] of keyCache().entries()) {
-    if (!("unknown" in entry) && entry.keyId === keyId) keyCache().delete(hash);
+    if (entry.keyId === keyId) keyCache().delete(hash);
   }
 }
 
-/** Drops every cached key of a project (project deleted). */
+/** Drops every cached key of a project (project deleted), here and (REDIS_URL) in every instance. */
 export function forgetProjectKeys(projectId: string): void {
+  void announceKeyChange({ projectId });
+}
+
+function forgetProjectKeysHere(projectId: string): void {
   for (const [hash, entry] of keyCache().entries()) {
-    if (!("unknown" in entry) && entry.projectId === projectId) keyCache().delete(hash);
+    if (entry.projectId === projectId) keyCache().delete(hash);
   }
 }
 

@@ -47,3 +47,17 @@ export function buttonMailHtml({ intro, buttonLabel, url, footnote }: { intro: s
 <p style="margin:0;font-size:13px;color:#555">${escapeHtml(footnote)}</p>
 </div></body></html>`;
 }
+
+/**
+ * Text chosen by someone else (a project name), made safe to quote in a
+ * mail: formatting characters removed, and what a mail client would turn
+ * into a link ("shop.example.com") broken with a look-alike dot, so the only
+ * link in our mails is ours.
+ */
+export function inertMailText(text: string): string {
+  return text
+    .replace(/[\p{Cf}\p{Cc}]/gu, "")
+    .replace(/([\p{L}\p{N}])[.](?=[\p{L}\p{N}])/gu, "$1\u2024")
+    .replace(/:\/\//g, ":\u2215\u2215")
+    .replace(/@/g, "\uFF20");
+}

@@ -1,16 +1,29 @@
+import { settings } from "@/lib/config/settings";
 import { prisma } from "@/lib/db/client";
+import { errors } from "@/lib/http/errors";
 import { createProjectKey } from "@/lib/keys/service";
+import { createDefaultAlertRules } from "@/lib/alerts/rules";
 
 export type CreatedProject = { id: string; name: string; apiKey: string };
 
-/** Creates a project with its first API key; `ownerId` becomes its owner. */
+/**
+ * Creates a project with its first API key and default alert rules (new
+ * error issues and regressions, by email to the owner); `ownerId` becomes its owner. A
+ * user owns at most MAX_PROJECTS_PER_USER projects (409 past that).
+ */
 export async function createProject(ownerId: string, name: string): Promise<CreatedProject> {
+  const limit = settings().limits.projectsPerUser;
+  const owned = await prisma.membership.count({ where: { userId: ownerId, role: "owner" } });
+  if (owned >= limit) {
+    throw errors.conflict(`You own ${owned} projects, the most one person may (MAX_PROJECTS_PER_USER=${limit}). Delete one you no longer use, or ask the operator.`);
+  }
   return prisma.$transaction(async (tx) => {
     const project = await tx.project.create({
       data: { name, memberships: { create: { userId: ownerId, role: "owner" } } },
       select: { id: true, name: true },
     });
     const apiKey = await createProjectKey(tx, project.id);
+    await createDefaultAlertRules(tx, project.id, ownerId);
     return { ...project, apiKey };
   });
 }

@@ -64,6 +64,14 @@ export async function rotateKeyAsOwner(access: ProjectAccess): Promise<{ apiKey:
   return { apiKey: await rotateProjectKey(access.projectId) };
 }
 
+/** Renames a project (owners only); answers the details as GET does. */
+export async function renameProject(access: ProjectAccess, name: string): Promise<ProjectDetails> {
+  requireOwner(access);
+  const { count } = await prisma.project.updateMany({ where: { id: access.projectId }, data: { name } });
+  if (count === 0) throw errors.notFound(PROJECT_NOT_FOUND);
+  return getProjectDetails({ ...access, projectName: name });
+}
+
 /** Deletes a project with its events, keys, memberships and invitations (owners only). */
 export async function deleteProjectAsOwner(access: ProjectAccess, options: { confirmName?: string } = {}): Promise<void> {
   requireOwner(access);

@@ -33,6 +33,9 @@ process.env.TELLTALE_LOG ??= "silent";
 /** The template: migrated, one project with PREFILL events over the last 7 days (realistic workload), vacuumed. */
 async function seed(url: string): Promise<void> {
   process.env.DATABASE_URL = url;
+  // Seeding writes 5,000 events per statement on a cold table: more than a request's deadline.
+  const deadline = process.env.DATABASE_QUERY_TIMEOUT_MS;
+  process.env.DATABASE_QUERY_TIMEOUT_MS = "600000";
   const { resetSettings } = await import("@/lib/config/settings");
   resetSettings();
   const { applyMigrations } = await import("@/tools/db/migrate");
@@ -61,6 +64,9 @@ async function seed(url: string): Promise<void> {
     progress("prefilling", done, PREFILL, started);
   }
   await disconnectDb();
+  if (deadline === undefined) delete process.env.DATABASE_QUERY_TIMEOUT_MS;
+  else process.env.DATABASE_QUERY_TIMEOUT_MS = deadline;
+  resetSettings();
   // As autovacuum would in production (this machine runs with it off).
   const client = new pg.Client({ connectionString: url });
   await client.connect();

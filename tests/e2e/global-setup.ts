@@ -63,7 +63,7 @@ function stopChild(child: ChildProcess | undefined): Promise<void> {
 }
 
 export default async function globalSetup(config: FullConfig): Promise<() => Promise<void>> {
-  if (!fs.existsSync(path.join(ROOT, ".next", "BUILD_ID"))) {
+  if (!fs.existsSync(path.join(ROOT, process.env.NEXT_DIST_DIR || ".next", "BUILD_ID"))) {
     throw new Error("No production build: run `npx next build` first (or `npm run test:e2e`, which builds).");
   }
   const baseURL = config.projects[0]?.use.baseURL;
@@ -113,6 +113,8 @@ export default async function globalSetup(config: FullConfig): Promise<() => Pro
         AUTH_TRUST_HOST: "true",
         EMAIL_SERVER: `smtp://127.0.0.1:${mail.port}`,
         EMAIL_FROM: "Telltale <telltale@e2e.test>",
+        // The alerts spec's webhook receiver listens on 127.0.0.1.
+        ALERTS_ALLOW_PRIVATE_WEBHOOKS: "true",
       },
     });
     await waitForHttp(`${baseURL}/api/health/ready`, server, 60_000);

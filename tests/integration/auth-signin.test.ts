@@ -1,4 +1,5 @@
 import { SIGN_IN_LINK_LIFETIME_SECONDS } from "@/lib/auth/lifetimes";
+import { randomUUID } from "node:crypto";
 import { stubEnv, unstubEnvs } from "@/tests/helpers/env";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { renderToStaticMarkup } from "react-dom/server";
@@ -7,6 +8,8 @@ import ConfirmSignInPage from "@/app/signin/confirm/page";
 import { prisma } from "@/lib/db/client";
 import { requireSessionUser } from "@/lib/auth/session";
 import { startSmtpSink, uniqueEmail } from "@/tests/helpers/session";
+import { CLIENT_ADDRESS_HEADER } from "@/lib/http/client-address";
+import { mayReceiveSignInLink } from "@/lib/auth/sign-up-policy";
 
 let smtp: Awaited<ReturnType<typeof startSmtpSink>>;
 let ipSeq = 0;
@@ -23,11 +26,14 @@ beforeEach(() => {
   // Defaults for every test; a test may tighten them.
   stubEnv("SIGNIN_RATE_LIMIT_PER_EMAIL", "5");
   stubEnv("SIGNIN_RATE_LIMIT_PER_IP", "20");
+  stubEnv("SIGNUP", "open");
+  stubEnv("TRUST_PROXY_HOPS", "0");
 });
 
 /** A browser-like cookie jar for one client. */
 class Client {
   cookies = new Map<string, string>();
+  extraHeaders: Record<string, string> = {};
   constructor(
     readonly origin = "http://localhost:3000",
     readonly ip = `10.0.${Math.floor(++ipSeq / 250)}.${ipSeq % 250}`,
@@ -39,7 +45,8 @@ class Client {
 
   async send(method: "GET" | "POST", path: string, form?: Record<string, string>): Promise<Response> {
     const url = path.startsWith("http") ? path : `${this.origin}${path}`;
-    const headers: Record<string, string> = { cookie: this.header(), "x-forwarded-for": this.ip };
+    // As the server stamps every request with its socket's address (lib/http/node-guard.ts).
+    const headers: Record<string, string> = { cookie: this.header(), [CLIENT_ADDRESS_HEADER]: this.ip, ...this.extraHeaders };
     if (form) headers["content-type"] = "application/x-www-form-urlencoded";
     const request = new Request(url, { method, headers, body: form ? new URLSearchParams(form).toString() : undefined });
     const res = await (method === "GET" ? GET : POST)(request as never);
@@ -230,8 +237,9 @@ describe("sign-in rate limit", () => {
     expect(knownAnswers.slice(0, 5)).toEqual(Array(5).fill(`302 ${CHECK_EMAIL}`));
     expect(knownAnswers[5]).toBe("302 http://localhost:3000/signin?error=RateLimited&retryAfter=N");
 
-    expect(smtp.mails.filter((m) => m.to.includes(known))).toHaveLength(5);
-    expect(smtp.mails.filter((m) => m.to.includes(unknown))).toHaveLength(5);
+    // Mail goes out after the answer: wait for the five, then make sure no sixth follows.
+    await vi.waitFor(() => expect(smtp.mails.filter((m) => m.to.includes(known))).toHaveLength(5));
+    await vi.waitFor(() => expect(smtp.mails.filter((m) => m.to.includes(unknown))).toHaveLength(5));
     // The refused request made no token.
     expect(await prisma.verificationToken.count({ where: { identifier: unknown } })).toBe(5);
     // The address counts case-insensitively.
@@ -261,12 +269,202 @@ describe("sign-in rate limit", () => {
     const csrfToken = await client.csrf();
     const request = new Request("http://localhost:3000/api/auth/signin/nodemailer", {
       method: "POST",
-      headers: { cookie: client.header(), "content-type": "application/x-www-form-urlencoded", "x-auth-return-redirect": "1", "x-forwarded-for": client.ip },
+      headers: { cookie: client.header(), "content-type": "application/x-www-form-urlencoded", "x-auth-return-redirect": "1", [CLIENT_ADDRESS_HEADER]: client.ip },
       body: new URLSearchParams({ email, csrfToken }).toString(),
     });
     const res = await POST(request as never);
     expect(res.status).toBe(200);
     expect(((await res.json()) as { url: string }).url).toMatch(/\/signin\?error=RateLimited&retryAfter=\d+$/);
+  });
+});
+
+describe("sign-in limits see through address tricks", () => {
+  it("plus-tagged variants of one address share its budget", async () => {
+    stubEnv("SIGNIN_RATE_LIMIT_PER_EMAIL", "2");
+    const base = uniqueEmail("plus");
+    const [local, domain] = base.split("@");
+    const answers: string[] = [];
+    for (const tag of ["", "+a", "+b"]) answers.push((await new Client().requestLink(`${local}${tag}@${domain}`)).headers.get("location")!);
+    expect(answers.slice(0, 2)).toEqual([CHECK_EMAIL, CHECK_EMAIL]);
+    expect(answers[2]).toMatch(/error=RateLimited/);
+  });
+
+  it("X-Forwarded-For is ignored unless TRUST_PROXY_HOPS says a proxy wrote it", async () => {
+    stubEnv("SIGNIN_RATE_LIMIT_PER_IP", "2");
+    // One socket claiming a new forwarded address each time: still one client.
+    const spoofer = new Client();
+    const spoofed: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      spoofer.extraHeaders = { "x-forwarded-for": `198.51.100.${i}` };
+      spoofed.push((await spoofer.requestLink(uniqueEmail("xff"))).headers.get("location")!);
+    }
+    expect(spoofed[2]).toMatch(/error=RateLimited/);
+
+    // Behind one trusted proxy (one socket address for everyone), its last entry is the client.
+    stubEnv("TRUST_PROXY_HOPS", "1");
+    const proxy = `10.200.0.${ipSeq % 250}`;
+    const viaProxy = async (client: string) => {
+      const c = new Client(undefined, proxy);
+      c.extraHeaders = { "x-forwarded-for": `203.0.113.66, ${client}` };
+      return (await c.requestLink(uniqueEmail("hop"))).headers.get("location")!;
+    };
+    const clientA = `192.0.2.${ipSeq % 250}`;
+    const fromA = [await viaProxy(clientA), await viaProxy(clientA), await viaProxy(clientA)];
+    expect(fromA.slice(0, 2)).toEqual([CHECK_EMAIL, CHECK_EMAIL]);
+    expect(fromA[2]).toMatch(/error=RateLimited/);
+    // Another client behind the same proxy is unaffected; the spoofable first entry is not the key.
+    expect(await viaProxy(`192.0.2.${(ipSeq % 250) + 1}`)).toBe(CHECK_EMAIL);
+  });
+});
+
+describe("who may sign up (SIGNUP)", () => {
+  /** What a browser sees and what happened behind it. */
+  async function attempt(email: string) {
+    const res = await new Client().requestLink(email);
+    return { answer: `${res.status} ${res.headers.get("location")}`, tokens: await prisma.verificationToken.count({ where: { identifier: email } }) };
+  }
+
+  it("invite: existing users and invited addresses get a link; anyone else the same answer and no mail", async () => {
+    stubEnv("SIGNUP", "invite");
+    const existing = uniqueEmail("member");
+    await prisma.user.create({ data: { email: existing } });
+    const invited = uniqueEmail("invited");
+    const owner = await prisma.user.create({ data: { email: uniqueEmail("inviter") } });
+    const project = await prisma.project.create({ data: { name: "signup-policy" } });
+    await prisma.invitation.create({
+      data: { projectId: project.id, email: invited, role: "member", tokenHash: randomUUID(), invitedById: owner.id, expiresAt: new Date(Date.now() + 86_400_000) },
+    });
+    const stranger = uniqueEmail("stranger");
+
+    const results = { existing: await attempt(existing), invited: await attempt(invited), stranger: await attempt(stranger) };
+    expect(new Set(Object.values(results).map((r) => r.answer))).toEqual(new Set([`302 ${CHECK_EMAIL}`]));
+    expect(results.existing.tokens).toBe(1);
+    expect(results.invited.tokens).toBe(1);
+    expect(results.stranger.tokens).toBe(0);
+    await smtp.mailTo(existing);
+    await smtp.mailTo(invited);
+    expect(smtp.mails.some((m) => m.to.includes(stranger))).toBe(false);
+    expect(await prisma.user.count({ where: { email: stranger } })).toBe(0);
+  });
+
+  it("domains: addresses of SIGNUP_DOMAINS get a link, other domains the same answer and nothing", async () => {
+    stubEnv("SIGNUP", "domains");
+    stubEnv("SIGNUP_DOMAINS", "acme.test, Example.Org");
+    const colleague = `dev-${randomUUID()}@acme.test`;
+    const other = `dev-${randomUUID()}@elsewhere.test`;
+    const a = await attempt(colleague);
+    const b = await attempt(other);
+    expect(a.answer).toBe(b.answer);
+    expect([a.tokens, b.tokens]).toEqual([1, 0]);
+    expect((await attempt(`ops-${randomUUID()}@example.org`)).tokens).toBe(1);
+  });
+
+  it("open: anyone gets a link", async () => {
+    stubEnv("SIGNUP", "open");
+    expect((await attempt(uniqueEmail("open"))).tokens).toBe(1);
+  });
+
+  it("an instance with no user yet lets its first address in, whatever the policy", async () => {
+    stubEnv("SIGNUP", "invite");
+    const newcomer = uniqueEmail("first");
+    expect(await mayReceiveSignInLink(newcomer)).toBe(false);
+    // The same question on an empty instance: in a transaction that is rolled back, a schema of empty tables
+    // comes first on the search path (a changed search path also makes PostgreSQL re-plan cached statements).
+    const onEmptyInstance = async (otherLiveLink: boolean): Promise<boolean> => {
+      let answer: boolean | undefined;
+      const schema = `bootstrap_${randomUUID().replace(/-/g, "")}`;
+      await prisma
+        .$transaction(async (tx) => {
+          await tx.$executeRawUnsafe(`CREATE SCHEMA ${schema}`);
+          await tx.$executeRawUnsafe(`CREATE TABLE ${schema}.users (email text)`);
+          await tx.$executeRawUnsafe(`CREATE TABLE ${schema}.invitations (email text, accepted_at timestamptz, revoked_at timestamptz, expires_at timestamptz)`);
+          await tx.$executeRawUnsafe(`CREATE TABLE ${schema}.verification_tokens (identifier text, token text, expires timestamptz)`);
+          await tx.$executeRawUnsafe(`SET LOCAL search_path TO ${schema}, public`);
+          await tx.$executeRawUnsafe(`INSERT INTO verification_tokens VALUES ('${newcomer}', 'mine', now() + interval '10 minutes'), ('earlier@example.test', 'old', now() - interval '1 minute')`);
+          if (otherLiveLink) await tx.$executeRawUnsafe("INSERT INTO verification_tokens VALUES ('operator@example.test', 'theirs', now() + interval '10 minutes')");
+          answer = await mayReceiveSignInLink(newcomer, tx);
+          throw new Error("roll back");
+        })
+        .catch((error: Error) => {
+          if (error.message !== "roll back") throw error;
+        });
+      return answer!;
+    };
+    expect(await onEmptyInstance(false)).toBe(true);
+    // While another address holds a live link, a second one may not race it to become the first user.
+    expect(await onEmptyInstance(true)).toBe(false);
+  });
+});
+
+describe("login CSRF", () => {
+  it("opening the raw Auth.js callback URL (GET) signs nobody in: it leads to the confirmation page and keeps the token", async () => {
+    const email = uniqueEmail("rawget");
+    await new Client().requestLink(email);
+    const link = linkIn((await smtp.mailTo(email)).text);
+    const action = await confirmFormAction(link);
+    const victim = new Client();
+    const res = await victim.send("GET", action);
+    expect(res.status).toBe(303);
+    const location = new URL(res.headers.get("location")!);
+    expect(location.pathname).toBe("/signin/confirm");
+    expect(location.searchParams.get("token")).toBe(link.searchParams.get("token"));
+    expect(res.headers.getSetCookie().some((c) => c.includes("session-token"))).toBe(false);
+    expect(victim.cookies.has("authjs.session-token")).toBe(false);
+    expect(await prisma.verificationToken.count({ where: { identifier: email } })).toBe(1);
+  });
+
+  it("a cross-site POST of the callback (another site's auto-submitting form) is refused with 403 and keeps the token", async () => {
+    const email = uniqueEmail("xsite");
+    await new Client().requestLink(email);
+    const action = await confirmFormAction(linkIn((await smtp.mailTo(email)).text));
+    const attempts: Record<string, string>[] = [{ "sec-fetch-site": "cross-site" }, { "sec-fetch-site": "same-site" }, { origin: "https://evil.example" }];
+    for (const headers of attempts) {
+      const victim = new Client();
+      victim.extraHeaders = headers;
+      const res = await victim.send("POST", action, {});
+      expect(res.status).toBe(403);
+      expect(res.headers.get("content-type")).toMatch(/application\/problem\+json/);
+      expect(victim.cookies.has("authjs.session-token")).toBe(false);
+    }
+    expect(await prisma.verificationToken.count({ where: { identifier: email } })).toBe(1);
+    // The page's own form (same-origin) still signs in.
+    const browser = new Client();
+    browser.extraHeaders = { "sec-fetch-site": "same-origin", origin: "null" };
+    expect((await browser.send("POST", action, {})).status).toBe(302);
+    expect(browser.cookies.has("authjs.session-token")).toBe(true);
+  });
+});
+
+describe("a failing SMTP server", () => {
+  it("answers the browser as usual, logs one clear line without the link, and leaves no unhandled rejection", async () => {
+    const dead = await startSmtpSink();
+    const deadUrl = dead.url;
+    await dead.close(); // nothing listens there any more
+    stubEnv("EMAIL_SERVER", deadUrl);
+    stubEnv("TELLTALE_LOG", "");
+    const lines: string[] = [];
+    const spies = (["log", "info", "warn", "error"] as const).map((m) =>
+      vi.spyOn(console, m).mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(" "))),
+    );
+    const rejections: unknown[] = [];
+    const onRejection = (reason: unknown) => void rejections.push(reason);
+    process.on("unhandledRejection", onRejection);
+    try {
+      const email = uniqueEmail("smtpdown");
+      const res = await new Client().requestLink(email);
+      expect(res.headers.get("location")).toBe(CHECK_EMAIL);
+      await vi.waitFor(() => expect(lines.join("\n")).toMatch(/sign-in email not sent/i), { timeout: 20_000 });
+      const log = lines.join("\n");
+      expect(log).toContain("EMAIL_SERVER");
+      expect(log).not.toContain("/signin/confirm");
+      expect(log).not.toContain("token=");
+      expect(rejections).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", onRejection);
+      spies.forEach((s) => s.mockRestore());
+      stubEnv("EMAIL_SERVER", smtp.url);
+      stubEnv("TELLTALE_LOG", "silent");
+    }
   });
 });
 

@@ -43,3 +43,45 @@ describe("npm run telltale -- project create", () => {
     expect(failure?.stderr).toMatch(/Usage:/);
   }, 60_000);
 });
+
+describe("npm run telltale -- signin-link", () => {
+  it("prints a one-time link to the confirmation page for an existing user; its button signs in once", async () => {
+    const email = `cli-link-${Date.now()}-${process.pid}@example.test`;
+    await prisma.user.create({ data: { email } });
+    const { stdout, stderr } = await run("npm", ["run", "--silent", "telltale", "--", "signin-link", "--email", email.toUpperCase()], { env: process.env, timeout: 60_000 });
+    const link = new URL(stdout.trim());
+    expect(link.pathname).toBe("/signin/confirm");
+    expect(link.searchParams.get("email")).toBe(email);
+    expect(stderr).not.toContain(link.searchParams.get("token")!); // the secret goes to stdout only
+    const stored = await prisma.verificationToken.findMany({ where: { identifier: email } });
+    expect(stored).toHaveLength(1);
+    expect(stored[0]!.token).not.toBe(link.searchParams.get("token"));
+
+    const { POST } = await import("@/app/api/auth/[...nextauth]/route");
+    const callback = () =>
+      POST(
+        new Request(`http://localhost:3000/api/auth/callback/nodemailer?${link.searchParams}`, {
+          method: "POST",
+          headers: { "sec-fetch-site": "same-origin", "content-type": "application/x-www-form-urlencoded" },
+          body: "",
+        }),
+      );
+    const signedIn = await callback();
+    expect(signedIn.status).toBe(302);
+    expect(signedIn.headers.getSetCookie().some((c) => c.startsWith("authjs.session-token="))).toBe(true);
+    const again = await callback();
+    expect(again.headers.getSetCookie().some((c) => c.startsWith("authjs.session-token=") && !/max-age=0/i.test(c))).toBe(false);
+  }, 60_000);
+
+  it("refuses an address with no user (exit 1) and makes no token", async () => {
+    const email = `cli-nobody-${Date.now()}-${process.pid}@example.test`;
+    const failure = await run("npm", ["run", "--silent", "telltale", "--", "signin-link", "--email", email], { env: process.env, timeout: 60_000 }).then(
+      () => null,
+      (e: { code: number; stderr: string; stdout: string }) => e,
+    );
+    expect(failure?.code).toBe(1);
+    expect(failure?.stderr).toMatch(/No user has the address/);
+    expect(failure?.stdout).toBe("");
+    expect(await prisma.verificationToken.count({ where: { identifier: email } })).toBe(0);
+  }, 60_000);
+});

@@ -218,6 +218,21 @@ describe("embedded PostgreSQL data folder ownership", () => {
     expect(await query(db.url, "SELECT id FROM ledger ORDER BY id")).toEqual([1, 3, 5, 7].map((id) => ({ id })));
   });
 
+  it("a connection that goes away inside a transaction has it rolled back, and the others go on", async () => {
+    const db = await start(tempDataDir());
+    await query(db.url, "CREATE TABLE ledger (id int PRIMARY KEY)");
+    const leaving = new pg.Client({ connectionString: db.url });
+    leaving.on("error", () => {});
+    await leaving.connect();
+    await leaving.query("BEGIN");
+    await leaving.query("INSERT INTO ledger VALUES (1)");
+    // Others wait for its turn; then it vanishes (a killed process).
+    const waiting = query(db.url, "INSERT INTO ledger VALUES (2) RETURNING id");
+    (leaving as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
+    expect(await waiting).toEqual([{ id: 2 }]);
+    expect(await query(db.url, "SELECT id FROM ledger ORDER BY id")).toEqual([{ id: 2 }]);
+  });
+
   it("ensureDatabase attaches to a live owner instead of opening the folder", async () => {
     const dataDir = tempDataDir();
     const owner = await start(dataDir);

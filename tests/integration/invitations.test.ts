@@ -304,11 +304,69 @@ describe("POST /api/invitations/:token/accept", () => {
     const invitee = await createUserWithSession();
     const created = await invite(project.id, owner.cookie, { email: invitee.user.email, role: "member" });
     const token = tokenOf(created.body.inviteUrl);
-    expect(await getInvitationPreview(token, null)).toEqual({ projectName: project.name, role: "member", status: "pending", forThisUser: null });
+    expect(await getInvitationPreview(token, null)).toEqual({ projectName: project.name, email: invitee.user.email, role: "member", status: "pending", forThisUser: null });
     expect((await getInvitationPreview(token, outsider.user))?.forThisUser).toBe(false);
     expect((await getInvitationPreview(token, invitee.user))?.forThisUser).toBe(true);
     await accept(token, invitee.cookie);
     expect((await getInvitationPreview(token, invitee.user))?.status).toBe("accepted");
     expect(await getInvitationPreview("B".repeat(43), null)).toBeNull();
+  });
+});
+
+describe("invitations are not an open mail relay", () => {
+  it("each inviter sends at most INVITATIONS_PER_INVITER_PER_HOUR: then 429 with Retry-After, nothing created or sent", async () => {
+    stubEnv("INVITATIONS_PER_INVITER_PER_HOUR", "3");
+    try {
+      const { owner, project } = await team();
+      const statuses: number[] = [];
+      const addresses = Array.from({ length: 4 }, () => uniqueEmail("quota"));
+      for (const email of addresses) statuses.push((await invite(project.id, owner.cookie, { email })).status);
+      expect(statuses).toEqual([201, 201, 201, 429]);
+      const refused = await invite(project.id, owner.cookie, { email: uniqueEmail("quota") });
+      expect(refused.body.code).toBe("rate_limited");
+      expect(Number(refused.res.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect(await prisma.invitation.count({ where: { email: addresses[3]! } })).toBe(0);
+      expect(smtp.mails.some((m) => m.to.includes(addresses[3]!))).toBe(false);
+      // Another owner is unaffected.
+      const other = await team();
+      expect((await invite(other.project.id, other.owner.cookie, { email: uniqueEmail("quota") })).status).toBe(201);
+    } finally {
+      stubEnv("INVITATIONS_PER_INVITER_PER_HOUR", "20");
+    }
+  });
+
+  it("each address receives at most INVITATIONS_PER_ADDRESS_PER_DAY, whoever sends them; plus tags count as the address", async () => {
+    stubEnv("INVITATIONS_PER_ADDRESS_PER_DAY", "2");
+    try {
+      const target = uniqueEmail("target");
+      const [local, domain] = target.split("@");
+      const senders = await Promise.all([team(), team(), team()]);
+      const statuses = [];
+      statuses.push((await invite(senders[0].project.id, senders[0].owner.cookie, { email: target })).status);
+      statuses.push((await invite(senders[1].project.id, senders[1].owner.cookie, { email: `${local}+again@${domain}` })).status);
+      statuses.push((await invite(senders[2].project.id, senders[2].owner.cookie, { email: target.toUpperCase() })).status);
+      expect(statuses).toEqual([201, 201, 429]);
+      expect(await prisma.invitation.count({ where: { projectId: senders[2].project.id } })).toBe(0);
+    } finally {
+      stubEnv("INVITATIONS_PER_ADDRESS_PER_DAY", "3");
+    }
+  });
+
+  it("a project name reaches the mail as inert text: no link, no address, no direction override", async () => {
+    const { owner } = await team();
+    // Names are refused at creation (management-projects tests); one that predates the rule is still made inert.
+    const project = await prisma.project.create({ data: { name: "Win \u202Egnp.exe https://evil.example/login mail admin@evil.example www.evil.example" } });
+    await prisma.membership.create({ data: { projectId: project.id, userId: owner.user.id, role: "owner" } });
+    const email = uniqueEmail("inert");
+    const { status, body } = await invite(project.id, owner.cookie, { email });
+    expect(status).toBe(201);
+    const mail = await smtp.mailTo(email);
+    // Text and HTML parts: the invitation's link is the only one.
+    const links = new Set(mail.text.match(/https?:\/\/[^\s"<>]+/g) ?? []);
+    expect(links).toEqual(new Set([body.inviteUrl]));
+    expect(mail.raw).not.toContain("evil.example");
+    expect(mail.raw).not.toContain("\u202E");
+    expect(mail.raw).not.toMatch(/href="(?!http:\/\/localhost:3000\/invitations\/)/);
+    expect(mail.text).toContain("Win gnp");
   });
 });

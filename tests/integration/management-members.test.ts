@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { GET as listMembersRoute } from "@/app/api/projects/[id]/members/route";
-import { DELETE as removeMemberRoute } from "@/app/api/projects/[id]/members/[userId]/route";
+import { PATCH as changeRoleRoute, DELETE as removeMemberRoute } from "@/app/api/projects/[id]/members/[userId]/route";
 import { prisma } from "@/lib/db/client";
 import { apiRequest, callRoute, createTeam, createUserWithSession } from "@/tests/helpers/session";
 
@@ -99,5 +99,38 @@ describe("DELETE /api/projects/:id/members/:userId", () => {
     const { status } = await remove(project.id, member.user.id, owner.cookie, { origin: "https://evil.example" });
     expect(status).toBe(403);
     expect(await isMember(project.id, member.user.id)).toBe(true);
+  });
+});
+
+describe("PATCH /api/projects/:id/members/:userId", () => {
+  function changeRole(projectId: string, userId: string, cookie: string | null, body: unknown) {
+    return callRoute(changeRoleRoute, apiRequest(`/api/projects/${projectId}/members/${userId}`, { method: "PATCH", cookie, body }), { id: projectId, userId });
+  }
+  const roleOf = async (projectId: string, userId: string) =>
+    (await prisma.membership.findUnique({ where: { projectId_userId: { projectId, userId } }, select: { role: true } }))?.role;
+
+  it("an owner promotes a member and demotes an owner; the last owner stays: 409", async () => {
+    const { owner, member, project } = await team();
+    const promoted = await changeRole(project.id, member.user.id, owner.cookie, { role: "owner" });
+    expect(promoted.status).toBe(200);
+    expect(promoted.body).toMatchObject({ userId: member.user.id, role: "owner" });
+    expect(await roleOf(project.id, member.user.id)).toBe("owner");
+    // Two owners: one may step down, then the other is the last.
+    expect((await changeRole(project.id, owner.user.id, owner.cookie, { role: "member" })).status).toBe(200);
+    const last = await changeRole(project.id, member.user.id, member.cookie, { role: "member" });
+    expect([last.status, last.body.code]).toEqual([409, "conflict"]);
+    expect(await roleOf(project.id, member.user.id)).toBe("owner");
+  });
+
+  it("members 403, outsiders 404, signed out 401, bad roles 400; nothing changes", async () => {
+    const { owner, member, member2, outsider, project } = await team();
+    expect((await changeRole(project.id, member2.user.id, member.cookie, { role: "owner" })).status).toBe(403);
+    expect((await changeRole(project.id, member2.user.id, outsider.cookie, { role: "owner" })).status).toBe(404);
+    expect((await changeRole(project.id, member2.user.id, null, { role: "owner" })).status).toBe(401);
+    const bad = await changeRole(project.id, member2.user.id, owner.cookie, { role: "admin" });
+    expect([bad.status, bad.body.code, bad.body.errors?.[0]?.path]).toEqual([400, "validation_failed", "role"]);
+    expect((await changeRole(project.id, outsider.user.id, owner.cookie, { role: "owner" })).status).toBe(404);
+    expect(await roleOf(project.id, member2.user.id)).toBe("member");
+    expect(await roleOf(project.id, outsider.user.id)).toBeUndefined();
   });
 });

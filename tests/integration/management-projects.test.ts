@@ -98,6 +98,11 @@ describe("POST /api/projects", () => {
       [{ name: "x".repeat(101) }, ["name"]],
       [{ name: 42, extra: true }, ["name", "extra"]],
       [{ name: "a\u0000b" }, ["name"]],
+      [{ name: "Shop \u202Egnp.exe" }, ["name"]],
+      [{ name: "Shop\u200Bbackend" }, ["name"]],
+      [{ name: "Claim at https://evil.example" }, ["name"]],
+      [{ name: "visit www.evil.example" }, ["name"]],
+      [{ name: "write to boss@evil.example" }, ["name"]],
       [[], ["body"]],
     ];
     for (const [payload, paths] of cases) {
@@ -107,6 +112,23 @@ describe("POST /api/projects", () => {
       expect(body.errors.map((e: { path: string }) => e.path).sort()).toEqual(paths.sort());
     }
     expect(await prisma.membership.count({ where: { userId: user.id } })).toBe(0);
+  });
+
+  it("a user owns at most MAX_PROJECTS_PER_USER projects: then 409, and deleting one makes room", async () => {
+    setEnv("MAX_PROJECTS_PER_USER", "2");
+    try {
+      const { cookie } = await createUserWithSession();
+      const create = (name: string) => callRoute(projectsRoute.POST, apiRequest("/api/projects", { method: "POST", cookie, body: { name } }));
+      const first = await create("one");
+      expect((await create("two")).status).toBe(201);
+      const third = await create("three");
+      expect([third.status, third.body.code]).toEqual([409, "conflict"]);
+      expect(third.body.detail).toContain("MAX_PROJECTS_PER_USER");
+      await callRoute(projectRoute.DELETE, apiRequest(`/api/projects/${first.body.id}`, { method: "DELETE", cookie, body: { confirmName: "one" } }), { id: first.body.id });
+      expect((await create("three")).status).toBe(201);
+    } finally {
+      setEnv("MAX_PROJECTS_PER_USER", undefined);
+    }
   });
 
   it("400 invalid_json, 415 for another media type, 413 over 64 KiB", async () => {
@@ -191,6 +213,24 @@ describe("GET /api/projects/:id", () => {
     expect(hidden.body.code).toBe("not_found");
     const signedOut = await callRoute(projectRoute.GET, apiRequest(`/api/projects/${project.id}`), { id: project.id });
     expect(signedOut.status).toBe(401);
+  });
+});
+
+describe("PATCH /api/projects/:id (rename)", () => {
+  const rename = (id: string, cookie: string | null, body: unknown) =>
+    callRoute(projectRoute.PATCH, apiRequest(`/api/projects/${id}`, { method: "PATCH", cookie, body }), { id });
+
+  it("owners rename (the same rules as a new name); members 403, outsiders 404, signed out 401", async () => {
+    const { owner, member, outsider, project } = await team();
+    const renamed = await rename(project.id, owner.cookie, { name: "  Checkout API  " });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body).toEqual({ id: project.id, name: "Checkout API", role: "owner", createdAt: expect.any(String), apiKey: project.apiKey });
+    const link = await rename(project.id, owner.cookie, { name: "see https://evil.example" });
+    expect([link.status, link.body.code, link.body.errors[0].path]).toEqual([400, "validation_failed", "name"]);
+    expect((await rename(project.id, member.cookie, { name: "Mine now" })).status).toBe(403);
+    expect((await rename(project.id, outsider.cookie, { name: "Mine now" })).status).toBe(404);
+    expect((await rename(project.id, null, { name: "Mine now" })).status).toBe(401);
+    expect((await prisma.project.findUnique({ where: { id: project.id } }))?.name).toBe("Checkout API");
   });
 });
 

@@ -3,7 +3,8 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { assertSameOrigin } from "@/lib/auth/same-origin";
 import { sessionTokenFromCookieHeader } from "@/lib/auth/cookies";
 import { requireSessionUser } from "@/lib/auth/session";
-import { clientIp, consumeSignInAttempt } from "@/lib/auth/sign-in-rate-limit";
+import { consumeSignInAttempt, normalizeEmailKey } from "@/lib/auth/sign-in-rate-limit";
+import { clientAddress, CLIENT_ADDRESS_HEADER } from "@/lib/http/client-address";
 import { authCallbackAction, confirmationUrl } from "@/lib/auth/sign-in-email";
 import { publicOrigin } from "@/lib/auth/public-origin";
 
@@ -102,11 +103,23 @@ describe("sign-in rate limit", () => {
     expect((await consumeSignInAttempt({ email: "c@x.io", ip: "9.9.9.8" })).allowed).toBe(true);
   });
 
-  it("takes the right-most X-Forwarded-For entry (what the nearest proxy, or next start, appended)", () => {
-    expect(clientIp(new Headers({ "x-forwarded-for": "6.6.6.6, 10.0.0.1" }))).toBe("10.0.0.1");
-    expect(clientIp(new Headers({ "x-forwarded-for": "10.0.0.3" }))).toBe("10.0.0.3");
-    expect(clientIp(new Headers({ "x-real-ip": "10.0.0.2" }))).toBe("10.0.0.2");
-    expect(clientIp(new Headers())).toBe("unknown");
+  it("counts plus-tagged addresses as the same address", () => {
+    expect(normalizeEmailKey(" You+News@Example.com ")).toBe("you@example.com");
+    expect(normalizeEmailKey("a+b+c@x.io")).toBe("a@x.io");
+    expect(normalizeEmailKey("plain@x.io")).toBe("plain@x.io");
+  });
+
+  it("takes the socket's address unless TRUST_PROXY_HOPS says how many proxies' X-Forwarded-For to believe", () => {
+    const headers = new Headers({ [CLIENT_ADDRESS_HEADER]: "10.0.0.9", "x-forwarded-for": "6.6.6.6, 203.0.113.7, 10.0.0.1" });
+    expect(clientAddress(headers)).toBe("10.0.0.9"); // a client can write X-Forwarded-For
+    stubEnv("TRUST_PROXY_HOPS", "1");
+    expect(clientAddress(headers)).toBe("10.0.0.1");
+    stubEnv("TRUST_PROXY_HOPS", "2");
+    expect(clientAddress(headers)).toBe("203.0.113.7");
+    stubEnv("TRUST_PROXY_HOPS", "9");
+    expect(clientAddress(headers)).toBe("6.6.6.6"); // a shorter chain: its first entry
+    stubEnv("TRUST_PROXY_HOPS", "0");
+    expect(clientAddress(new Headers())).toBe("unknown");
   });
 });
 

@@ -79,7 +79,7 @@ describe("readJsonBody", () => {
   it("parses JSON with a JSON content type (parameters and +json allowed)", async () => {
     for (const type of ["application/json", "application/json; charset=utf-8", "application/vnd.api+json"]) {
       const { request } = streamRequest(['{"a":', "1}"], { "content-type": type });
-      expect(await readJsonBody(request, 100)).toEqual({ a: 1 });
+      expect(await readJsonBody(request, 100)).toEqual({ value: { a: 1 }, problems: [] });
     }
   });
 
@@ -90,17 +90,32 @@ describe("readJsonBody", () => {
     }
   });
 
-  it("stops reading as soon as the body passes the limit", async () => {
+  it("answers 413 as soon as the body passes the limit, then reads and drops the rest so the sender sees it", async () => {
+    // The client sends 4 chunks, then waits: the answer must not wait for it.
     const chunk = "x".repeat(1000);
-    const { request, pulled } = streamRequest(Array(100).fill(chunk));
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let pulled = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        if (pulled === 4) await gate;
+        if (pulled < 100) controller.enqueue(new TextEncoder().encode(chunk)), pulled++;
+        else controller.close();
+      },
+    });
+    const request = new Request("http://x/api/events", { method: "POST", body: stream, headers: { "content-type": "application/json" }, duplex: "half" } as RequestInit);
     await expect(readJsonBody(request, 2500)).rejects.toMatchObject({ status: 413, code: "payload_too_large" });
-    expect(pulled()).toBeLessThanOrEqual(4);
+    expect(pulled).toBeLessThanOrEqual(4);
+    // What the client sends afterwards is consumed (not left to reset the connection).
+    release();
+    await vi.waitFor(() => expect(pulled).toBe(100));
   });
 
-  it("refuses a declared Content-Length over the limit without reading", async () => {
-    const { request, pulled } = streamRequest(["{}"], { "content-type": "application/json", "content-length": "999999" });
+  it("refuses a declared Content-Length over the limit before parsing anything", async () => {
+    const { request, pulled } = streamRequest(["{", "}"], { "content-type": "application/json", "content-length": "999999" });
     await expect(readJsonBody(request, 100)).rejects.toMatchObject({ status: 413 });
-    expect(pulled()).toBe(0);
+    // The body is drained in the background, not parsed.
+    await vi.waitFor(() => expect(pulled()).toBe(2));
   });
 
   it("answers invalid_json for malformed, empty or non-UTF-8 bodies", async () => {
@@ -110,5 +125,18 @@ describe("readJsonBody", () => {
     }
     const bad = new Request("http://x", { method: "POST", body: new Uint8Array([0x7b, 0xff, 0x7d]), headers: { "content-type": "application/json" } });
     await expect(readJsonBody(bad, 100)).rejects.toMatchObject({ code: "invalid_json" });
+  });
+});
+
+describe("bounded error answers", () => {
+  it("lists at most 100 problems and says how many more there were; the body stays small", async () => {
+    const problems = Array.from({ length: 5_000 }, (_, i) => ({ path: `events.${i}.level`, message: "Must be one of error, warn, info." }));
+    const res = problemResponse(errors.validation(problems));
+    const text = await res.text();
+    const body = JSON.parse(text);
+    expect(body.errors).toHaveLength(100);
+    expect(body.errors[99].path).toBe("events.99.level");
+    expect(body.detail).toBe("The request has 5,000 problems; the first 100 are listed, 4,900 more are not.");
+    expect(text.length).toBeLessThan(10_000);
   });
 });

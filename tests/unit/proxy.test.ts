@@ -1,16 +1,36 @@
 import { describe, expect, it } from "vitest";
 import { NextRequest } from "next/server";
-import { proxy } from "@/proxy";
+import { contentSecurityPolicy, proxy } from "@/proxy";
 
-function run(path: string, init: { method?: string; cookie?: string } = {}) {
-  const headers: Record<string, string> = init.cookie ? { cookie: init.cookie } : {};
+function run(path: string, init: { method?: string; cookie?: string; headers?: Record<string, string> } = {}) {
+  const headers: Record<string, string> = { ...(init.cookie ? { cookie: init.cookie } : {}), ...(init.headers ?? {}) };
   return proxy(new NextRequest(`http://localhost:3000${path}`, { method: init.method ?? "GET", headers }));
 }
 
-describe("proxy (dashboard gate)", () => {
-  it("sends visitors without a session cookie to sign in, and back", () => {
+describe("proxy (dashboard gate and page headers)", () => {
+  it("sends visitors without a session cookie to sign in, and back; sign-in and invitation pages need none", () => {
     expect(run("/projects/abc?level=error").headers.get("location")).toBe("http://localhost:3000/signin?callbackUrl=%2Fprojects%2Fabc%3Flevel%3Derror");
     expect(run("/").headers.get("location")).toBe("http://localhost:3000/signin");
+    for (const page of ["/signin", "/signin/confirm?token=x", "/invitations/abc"]) expect(run(page).headers.get("location"), page).toBeNull();
+  });
+
+  it("gives every page a fresh script nonce in a strict Content-Security-Policy, also on the request Next.js renders", () => {
+    const a = run("/signin");
+    const b = run("/signin");
+    const csp = a.headers.get("content-security-policy")!;
+    const nonce = /'nonce-([A-Za-z0-9+/=]+)'/.exec(csp)![1];
+    expect(nonce).not.toBe(/'nonce-([A-Za-z0-9+/=]+)'/.exec(b.headers.get("content-security-policy")!)![1]);
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toContain("object-src 'none'");
+    expect(csp).not.toContain("unsafe-eval");
+    // NextResponse.next({request: {headers}}) hands the overridden request headers on.
+    expect(a.headers.get("x-middleware-request-content-security-policy")).toBe(csp);
+    expect(contentSecurityPolicy("n", true)).toContain("'unsafe-eval'");
+  });
+
+  it("adds HSTS when the page was reached over HTTPS, not over plain HTTP", () => {
+    expect(run("/signin").headers.get("strict-transport-security")).toBeNull();
+    expect(run("/signin", { headers: { "x-forwarded-proto": "https" } }).headers.get("strict-transport-security")).toMatch(/max-age=\d+/);
   });
 
   it("keeps the session cookie alive as long as the session (30 days from the last page load)", () => {

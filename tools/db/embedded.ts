@@ -257,10 +257,22 @@ function requestedPort(port: number | undefined): number {
   return port || settings().embedded.port;
 }
 
+/** A client idle this long inside a transaction while others wait is disconnected (one session for all). */
+const IDLE_IN_TRANSACTION_MS = 10_000;
+
 async function serve(db: PGlite, port: number, max: number): Promise<{ server: PGLiteSocketServer; port: number }> {
   const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port, maxConnections: max });
+  type Handler = { handlerId: number; detach(close: boolean): Promise<unknown> };
+  const terminate = (handlerId: number) => {
+    for (const handler of (server as unknown as { handlers: Set<Handler> }).handlers) {
+      if (handler.handlerId === handlerId) void handler.detach(true).catch(() => {});
+    }
+  };
   // Before any connection: the handlers take the queue from the server.
-  (server as unknown as { queryQueue: ConnectionAffinityQueue }).queryQueue = new ConnectionAffinityQueue(db);
+  (server as unknown as { queryQueue: ConnectionAffinityQueue }).queryQueue = new ConnectionAffinityQueue(db, {
+    idleInTransactionMs: IDLE_IN_TRANSACTION_MS,
+    terminate,
+  });
   try {
     await server.start();
   } catch (error) {

@@ -314,9 +314,23 @@ async function withMigrationLock<T>(url: string, onWait: ((m: string) => void) |
 // ---------------------------------------------------------------------------
 // Public API
 
+/**
+ * Where migrations connect for `url`: DIRECT_URL when `url` is DATABASE_URL
+ * and DIRECT_URL is set, else `url` itself. A pooler in transaction mode
+ * (PgBouncer, a managed host's) cannot carry a migration: it needs one
+ * session for its advisory lock, the engine's own lock and its multi-statement
+ * scripts.
+ */
+export function migrationUrl(url: string): string {
+  const { url: configured, directUrl } = settings().database;
+  return directUrl && url === configured ? directUrl : url;
+}
+
 /** Applies the pending migrations; returns the names applied (empty when
- * none). Safe to run twice and from several processes at once. */
-export async function applyMigrations(url: string, options: MigrateOptions = {}): Promise<string[]> {
+ * none). Safe to run twice and from several processes at once. Through
+ * DIRECT_URL when `url` is DATABASE_URL behind a pooler (migrationUrl). */
+export async function applyMigrations(databaseUrl: string, options: MigrateOptions = {}): Promise<string[]> {
+  const url = migrationUrl(databaseUrl);
   const migrationsDir = options.migrationsDir ?? MIGRATIONS_DIR;
   const migrationsList = listMigrations(migrationsDir);
   if (migrationsList.lockfile.content === null) {

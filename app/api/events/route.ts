@@ -1,11 +1,11 @@
-import { ingestBodyLimit, ingestEvent, ingestRateLimit, parseEventBody } from "@/lib/events/ingest";
+import { ingestBody, ingestEvent, ingestRateLimit, parseEventBody } from "@/lib/events/ingest";
 import { idempotencyKeyOf } from "@/lib/http/input";
 import { apiKeyRoute, created, otherMethods } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";
 
 /** POST /api/events: one event, authenticated by the project's API key. */
-export const POST = apiKeyRoute({ bodyLimit: ingestBodyLimit.single, rateLimit: ingestRateLimit }, async ({ request, key, body }) =>
+export const POST = apiKeyRoute({ ...ingestBody.single, rateLimit: ingestRateLimit }, async ({ request, key, body }) =>
   created(await ingestEvent(key, parseEventBody(body), { idempotencyKey: idempotencyKeyOf(request) })),
 );
 

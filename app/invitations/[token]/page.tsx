@@ -27,12 +27,22 @@ export default async function InvitationPage({ params }: { params: Promise<{ tok
   return (
     <AuthCard title={`Join “${preview.projectName}”`}>
       <p className="mb-5 text-sm text-zinc-600 dark:text-zinc-400">
-        You are invited as {preview.role === "owner" ? "an owner" : "a member"} of this Telltale project.
+        This invitation is for <strong className="break-all text-zinc-900 dark:text-zinc-100">{preview.email}</strong>, as{" "}
+        {preview.role === "owner" ? "an owner" : "a member"} of this Telltale project. It works once, for that address only.
       </p>
       {preview.status !== "pending" ? (
-        <p role="alert" className="rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:border-amber-900 dark:bg-amber-950/40 dark:text-amber-200">
-          {INVITATION_UNAVAILABLE[preview.status]}
-        </p>
+        <div role="alert" className="space-y-2 rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:border-amber-900 dark:bg-amber-950/40 dark:text-amber-200">
+          <p>{INVITATION_UNAVAILABLE[preview.status]}</p>
+          {preview.status === "accepted" && (
+            <p>
+              If you accepted it, sign in with {preview.email} and open the project from{" "}
+              <a className="font-medium underline" href="/projects">
+                your projects
+              </a>
+              .
+            </p>
+          )}
+        </div>
       ) : !user ? (
         <div className="space-y-2">
           <a className={buttonClass("primary", "md", "w-full")} href={signInPath(here)}>

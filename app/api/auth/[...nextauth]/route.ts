@@ -1,9 +1,32 @@
+import { assertSameOrigin } from "@/lib/auth/same-origin";
 import { handlers } from "@/lib/auth/config";
 import { withSignInClientIp } from "@/lib/auth/sign-in-request";
+import { errorToResponse } from "@/lib/http/problem";
 
-export const GET = handlers.GET;
+type AuthRequest = Parameters<typeof handlers.GET>[0];
 
-// The request's client IP is handed to the sign-in rate limit (lib/auth/sign-in-request.ts).
-export function POST(request: Request): Promise<Response> {
-  return withSignInClientIp(request, () => handlers.POST(request as Parameters<typeof handlers.POST>[0]));
+const EMAIL_CALLBACK = "/api/auth/callback/nodemailer";
+
+/**
+ * Opening the emailed link's raw Auth.js URL (an old mail, a scanner, a page
+ * that embeds it) signs nobody in: it shows the confirmation page, whose
+ * button POSTs. Without this, a link of the attacker's own account opened in
+ * a victim's browser would sign the victim in as the attacker (login CSRF).
+ */
+export function GET(request: Request): Promise<Response> | Response {
+  const url = new URL(request.url);
+  if (url.pathname === EMAIL_CALLBACK) return Response.redirect(new URL(`/signin/confirm?${url.searchParams}`, url), 303);
+  return handlers.GET(request as AuthRequest);
+}
+
+/** The confirmation page's POST must come from this site; the request's client address feeds the sign-in limit. */
+export async function POST(request: Request): Promise<Response> {
+  if (new URL(request.url).pathname === EMAIL_CALLBACK) {
+    try {
+      assertSameOrigin(request, { requireBrowserProof: true });
+    } catch (error) {
+      return errorToResponse(error, crypto.randomUUID());
+    }
+  }
+  return withSignInClientIp(request, () => handlers.POST(request as AuthRequest));
 }

@@ -1,11 +1,11 @@
-import { ingestBodyLimit, ingestEventBatch, ingestRateLimit, parseEventBatchBody } from "@/lib/events/ingest";
+import { ingestBody, ingestEventBatch, ingestRateLimit, parseEventBatchBody } from "@/lib/events/ingest";
 import { idempotencyKeyOf } from "@/lib/http/input";
 import { apiKeyRoute, created, otherMethods } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";
 
 /** POST /api/events/batch: 1 to 1,000 events, all or nothing. */
-export const POST = apiKeyRoute({ bodyLimit: ingestBodyLimit.batch, rateLimit: ingestRateLimit }, async ({ request, key, body }) =>
+export const POST = apiKeyRoute({ ...ingestBody.batch, rateLimit: ingestRateLimit }, async ({ request, key, body }) =>
   created(await ingestEventBatch(key, parseEventBatchBody(body), { idempotencyKey: idempotencyKeyOf(request) })),
 );
 

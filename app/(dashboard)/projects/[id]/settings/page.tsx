@@ -1,11 +1,15 @@
 import type { Metadata } from "next";
+import { AlertSettings } from "@/components/alert-settings";
 import { ConfirmDialog } from "@/components/confirm-dialog";
 import { InviteForm } from "@/components/invite-form";
 import { LocalTime } from "@/components/local-time";
 import { RoleBadge } from "@/components/role-badge";
+import { listAlertDeliveries } from "@/lib/alerts/deliveries";
+import { listAlertRules } from "@/lib/alerts/rules";
 import { listProjectInvitations, type ProjectInvitation } from "@/lib/invitations/service";
 import { listMembers } from "@/lib/projects/members";
 import { projectAccess } from "../../../session";
+import { createAlertRuleAction, deleteAlertRuleAction, sendTestAlertAction } from "./alert-actions";
 import { deleteProjectAction, inviteAction, removeMemberAction, revokeInvitationAction } from "./actions";
 
 type Props = { params: Promise<{ id: string }> };
@@ -22,9 +26,11 @@ export default async function ProjectSettingsPage({ params }: Props) {
   const { id } = await params;
   const access = await projectAccess(id);
   const isOwner = access.role === "owner";
-  const [members, invitations] = await Promise.all([
+  const [members, invitations, alertRules, alertLog] = await Promise.all([
     listMembers(access),
     isOwner ? listProjectInvitations(access) : Promise.resolve([] as ProjectInvitation[]),
+    listAlertRules(access),
+    listAlertDeliveries(access, { limit: 20 }),
   ]);
   const renderedAt = Date.now();
   const ownerCount = members.filter((m) => m.role === "owner").length;
@@ -126,6 +132,17 @@ export default async function ProjectSettingsPage({ params }: Props) {
           )}
         </section>
       )}
+
+      <AlertSettings
+        projectId={id}
+        isOwner={isOwner}
+        rules={alertRules}
+        deliveries={alertLog.deliveries}
+        members={members}
+        renderedAt={renderedAt}
+        className={card}
+        actions={{ create: createAlertRuleAction, sendTest: sendTestAlertAction, remove: deleteAlertRuleAction }}
+      />
 
       {isOwner && (
         <section aria-labelledby="danger-heading" className="rounded-xl border border-red-300 bg-white p-4 shadow-sm sm:p-5 dark:border-red-900 dark:bg-zinc-900">

@@ -1,6 +1,11 @@
-import { noContent, otherMethods, projectRoute } from "@/lib/http/route";
-import { removeMember } from "@/lib/projects/members";
-import { memberParamsSchema } from "@/lib/projects/schemas";
+import { json, noContent, otherMethods, projectRoute } from "@/lib/http/route";
+import { changeMemberRole, removeMember } from "@/lib/projects/members";
+import { changeRoleBodySchema, memberParamsSchema } from "@/lib/projects/schemas";
+
+/** Changes a member's role (owners): the member. Demoting the last owner: 409. */
+export const PATCH = projectRoute({ role: "owner", params: memberParamsSchema, body: changeRoleBodySchema }, async ({ access, params, body }) =>
+  json(await changeMemberRole(access, params.userId, body.role)),
+);
 
 /** Removes a member (owners: anyone; members: themself). The last owner stays: 409. */
 export const DELETE = projectRoute({ role: "member", params: memberParamsSchema }, async ({ access, params }) => {
@@ -8,4 +13,4 @@ export const DELETE = projectRoute({ role: "member", params: memberParamsSchema 
   return noContent();
 });
 
-export const { GET, POST, PUT, PATCH } = otherMethods("DELETE");
+export const { GET, POST, PUT } = otherMethods("PATCH", "DELETE");

@@ -1,0 +1,26 @@
+import Markdown, { type Components } from "react-markdown";
+
+/**
+ * Model output is untrusted text: rendered as Markdown with raw HTML dropped
+ * (skipHtml), no images (nothing is fetched), and links shown as their text
+ * only, so a summary can never send the reader anywhere.
+ */
+const SAFE_MARKDOWN: Components = {
+  a: ({ children }) => <span className="underline decoration-dotted">{children}</span>,
+  img: ({ alt }) => <span>{alt ? `[image: ${alt}]` : "[image]"}</span>,
+  h1: ({ children }) => <p className="font-semibold">{children}</p>,
+  h2: ({ children }) => <p className="font-semibold">{children}</p>,
+  h3: ({ children }) => <p className="font-semibold">{children}</p>,
+  ul: ({ children }) => <ul className="list-disc space-y-1 pl-5">{children}</ul>,
+  ol: ({ children }) => <ol className="list-decimal space-y-1 pl-5">{children}</ol>,
+  code: ({ children }) => <code className="rounded bg-zinc-100 px-1 py-0.5 font-mono text-[0.85em] dark:bg-zinc-800">{children}</code>,
+};
+
+/** A summary (the built-in digest or a model's answer) as safe Markdown. */
+export function SummaryText({ text }: { text: string }) {
+  return (
+    <Markdown skipHtml components={SAFE_MARKDOWN}>
+      {text}
+    </Markdown>
+  );
+}

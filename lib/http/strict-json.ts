@@ -1,0 +1,116 @@
+import type { FieldProblem } from "@/lib/http/errors";
+
+/**
+ * JSON.parse keeps the last of two equal keys and rounds numbers it cannot
+ * hold (1e400 becomes Infinity, then null; 12345678901234567890 loses its last
+ * digits) without a word: a silently altered value is worse than a refusal.
+ * One linear pass over the text finds what JSON.parse would hide (duplicate
+ * keys, numbers it would change, nesting past the limit), with each
+ * problem's path; then JSON.parse builds the value (and judges the syntax).
+ * About three times the cost of JSON.parse alone; a general-purpose lossless
+ * parser measured 5 to 80 times.
+ */
+
+export const NUMBER_MESSAGE = "This number cannot be stored exactly (it is too large, too small or too precise for a double): send it as a string.";
+export const DUPLICATE_KEY_MESSAGE = "This field name appears twice in the same object: give each name once.";
+
+/** `raw` (a JSON number token) read as a double is exactly the number written. */
+export function isExactNumber(raw: string): boolean {
+  const n = Number(raw);
+  if (!Number.isFinite(n)) return false;
+  // Integers beyond 2^53: other languages read them as 64-bit integers, JavaScript cannot.
+  if (!/[.eE]/.test(raw)) return Number.isSafeInteger(n);
+  return significantDigits(raw) === significantDigits(String(Math.abs(n)));
+}
+
+function significantDigits(text: string): string {
+  const mantissa = text.replace(/^-/, "").replace(/e.*$/i, "").replace(".", "");
+  return mantissa.replace(/^0+/, "").replace(/0+$/, "");
+}
+
+type Frame = { keys: Set<string> | null; key: string; index: number };
+
+export type StrictJsonResult = { value: unknown; problems: FieldProblem[] } | { value: undefined; problems: FieldProblem[]; tooDeep: true };
+
+/**
+ * Parses `text` as JSON (throws SyntaxError for invalid JSON) and reports
+ * duplicate keys and inexact numbers with their paths. Containers nested
+ * deeper than `maxDepth` are reported at the first such path and the value
+ * is not built (JSON.parse itself would recurse without bound).
+ */
+export function parseStrictJson(text: string, { maxDepth, tooDeep = `Nesting is deeper than ${maxDepth} levels.` }: { maxDepth: number; tooDeep?: string }): StrictJsonResult {
+  const problems: FieldProblem[] = [];
+  const stack: Frame[] = [];
+  const path = () => stack.map((f) => (f.keys ? f.key : String(f.index))).join(".");
+  const n = text.length;
+  let expectKey = false;
+  for (let i = 0; i < n; ) {
+    const c = text.charCodeAt(i);
+    if (c === 34 /* " */) {
+      const start = i + 1;
+      let end = start;
+      let escaped = false;
+      for (;;) {
+        end = text.indexOf('"', end);
+        if (end < 0) throw new SyntaxError("Unterminated string in JSON.");
+        let backslashes = 0;
+        for (let j = end - 1; j >= start && text.charCodeAt(j) === 92; j--) backslashes++;
+        if (backslashes % 2 === 0) break;
+        escaped = true;
+        end++;
+      }
+      if (!escaped && text.indexOf("\\", start) > -1 && text.indexOf("\\", start) < end) escaped = true;
+      if (expectKey) {
+        const frame = stack[stack.length - 1]!;
+        const raw = text.slice(start, end);
+        const key = escaped ? (JSON.parse(`"${raw}"`) as string) : raw;
+        frame.key = key;
+        if (frame.keys!.has(key)) problems.push({ path: path(), message: DUPLICATE_KEY_MESSAGE });
+        frame.keys!.add(key);
+        expectKey = false;
+      }
+      i = end + 1;
+      continue;
+    }
+    if (c === 123 /* { */ || c === 91 /* [ */) {
+      if (stack.length >= maxDepth) {
+        // The first container past the limit; later ones are the same problem.
+        problems.push({ path: path(), message: tooDeep });
+        return { value: undefined, problems, tooDeep: true };
+      }
+      stack.push({ keys: c === 123 ? new Set() : null, key: "", index: 0 });
+      expectKey = c === 123;
+      i++;
+      continue;
+    }
+    if (c === 125 /* } */ || c === 93 /* ] */) {
+      stack.pop();
+      i++;
+      continue;
+    }
+    if (c === 44 /* , */) {
+      const frame = stack[stack.length - 1];
+      if (frame) {
+        if (frame.keys) expectKey = true;
+        else frame.index++;
+      }
+      i++;
+      continue;
+    }
+    if (c === 45 /* - */ || (c >= 48 && c <= 57)) {
+      const start = i++;
+      while (i < n) {
+        const d = text.charCodeAt(i);
+        if ((d >= 48 && d <= 57) || d === 46 || d === 101 || d === 69 || d === 43 || d === 45) i++;
+        else break;
+      }
+      // Short plain integers are always exact: skip the check for the common case.
+      if (i - start > 15 || text.slice(start, i).search(/[.eE]/) >= 0) {
+        if (!isExactNumber(text.slice(start, i))) problems.push({ path: path(), message: NUMBER_MESSAGE });
+      }
+      continue;
+    }
+    i++;
+  }
+  return { value: JSON.parse(text), problems };
+}

@@ -1,0 +1,70 @@
+import { describe, expect, it } from "vitest";
+import { parseEventBody } from "@/lib/events/ingest";
+import { MAX_EVENT_BODY_DEPTH } from "@/lib/events/schema";
+import { AppError } from "@/lib/http/errors";
+import { isExactNumber, NUMBER_MESSAGE, parseStrictJson } from "@/lib/http/strict-json";
+
+const strict = (text: string, maxDepth = 64) => parseStrictJson(text, { maxDepth });
+
+describe("isExactNumber", () => {
+  it("accepts every number a double holds as written, in any notation", () => {
+    for (const raw of ["0", "-0", "42", "-17", "1.5", "1.50", "0.1", "0.30000000000000004", "1e300", "1E-7", "2.5e-3", "9007199254740991", "-9007199254740991", "123.456", "1e20"]) {
+      expect(isExactNumber(raw), raw).toBe(true);
+    }
+  });
+
+  it("refuses what parsing would change: overflow, underflow, integers past 2^53, more digits than a double keeps", () => {
+    for (const raw of ["1e400", "-1e400", "1e-400", "12345678901234567890", "9007199254740993", "18014398509481984", "0.3000000000000000444", "123.4567890123456789"]) {
+      expect(isExactNumber(raw), raw).toBe(false);
+    }
+  });
+});
+
+describe("parseStrictJson", () => {
+  it("parses ordinary JSON as JSON.parse does", () => {
+    const text = '{"a":[1,2,{"b":"x,\\"y\\"}"}],"c":null,"d":true,"e":-1.25}';
+    expect(strict(text)).toEqual({ value: JSON.parse(text), problems: [] });
+  });
+
+  it("reports duplicate keys (escaped spellings too) and inexact numbers with their paths", () => {
+    const { problems } = strict('{"context":{"a":1,"\\u0061":2,"n":[1,1e400,{"big":12345678901234567890}]},"level":"x","level":"y"}');
+    expect(problems).toEqual([
+      { path: "context.a", message: expect.stringMatching(/twice/) },
+      { path: "context.n.1", message: NUMBER_MESSAGE },
+      { path: "context.n.2.big", message: NUMBER_MESSAGE },
+      { path: "level", message: expect.stringMatching(/twice/) },
+    ]);
+    // The same key in sibling objects is fine.
+    expect(strict('[{"a":1},{"a":2}]').problems).toEqual([]);
+  });
+
+  it("stops at nesting past the limit without building the value (JSON.parse would recurse without bound)", () => {
+    const deep = "[".repeat(100_000) + "]".repeat(100_000);
+    const result = strict(deep, 33);
+    expect(result.value).toBeUndefined();
+    expect(result.problems).toHaveLength(1);
+    expect(strict("[".repeat(33) + "]".repeat(33), 33).problems).toEqual([]);
+  });
+
+  it("throws SyntaxError for invalid JSON (the route answers invalid_json)", () => {
+    for (const bad of ['{"a":', '{"a" 1}', '"unterminated', "{'a':1}", "[1,]"]) expect(() => strict(bad), bad).toThrow(SyntaxError);
+  });
+});
+
+describe("an event body read strictly", () => {
+  const problemsOf = (text: string) => {
+    try {
+      parseEventBody(parseStrictJson(text, { maxDepth: MAX_EVENT_BODY_DEPTH }));
+    } catch (error) {
+      if (error instanceof AppError) return error.errors!;
+      throw error;
+    }
+    return [];
+  };
+
+  it("lists strict problems together with the schema's, naming each path", () => {
+    const problems = problemsOf('{"level":"fatal","message":"m","projectId":"p","context":{"amount":1e400,"id":12345678901234567890,"id":1}}');
+    expect(problems.map((p) => p.path).sort()).toEqual(["context.amount", "context.id", "context.id", "level"]);
+    expect(problems.find((p) => p.path === "context.amount")!.message).toMatch(/send it as a string/);
+  });
+});
