@@ -18,7 +18,7 @@
  */
 import http from "node:http";
 import type { Duplex } from "node:stream";
-import { CLIENT_ADDRESS_HEADER } from "@/lib/http/client-address";
+import { CLIENT_ADDRESS_HEADER, trustClientAddressHeader } from "@/lib/http/client-address";
 import { errors } from "@/lib/http/errors";
 import { problemParts } from "@/lib/http/problem";
 
@@ -61,12 +61,20 @@ export function originFormTarget(target: string): string | null {
 
 const installed = Symbol.for("telltale.httpGuard");
 
+function ignoreConnect(): void {
+  // answered in emit (installHttpGuard)
+}
+
 export function installHttpGuard(): void {
   const proto = http.Server.prototype as http.Server & { [installed]?: boolean };
   if (proto[installed]) return;
   proto[installed] = true;
+  trustClientAddressHeader();
   const emit = proto.emit;
   proto.emit = function (this: http.Server, event: string | symbol, ...args: unknown[]): boolean {
+    // Node destroys a CONNECT's socket unless the server has a "connect"
+    // listener: one that does nothing lets it reach the answer below.
+    if (event === "connection" && this.listenerCount("connect") === 0) this.on("connect", ignoreConnect);
     if (event === "request") {
       const [req, res] = args as [http.IncomingMessage, http.ServerResponse];
       req.headers[CLIENT_ADDRESS_HEADER] = req.socket.remoteAddress ?? "";

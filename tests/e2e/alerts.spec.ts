@@ -25,7 +25,7 @@ test("an owner adds a webhook rule in the settings, events arrive, the webhook a
       await form.getByLabel("Webhook URL").fill(receiver.url);
       await form.getByLabel("Format").selectOption("json");
       await form.getByRole("button", { name: "Add rule" }).click();
-      const secret = page.getByLabel("Signing secret");
+      const secret = page.getByLabel("Signing secret", { exact: true });
       await expect(secret).toHaveText(/^whsec_/);
       receiver.verifyWith((await secret.textContent())!.trim());
       await expect(rules.getByRole("listitem")).toHaveCount(3);
@@ -59,7 +59,7 @@ test("an owner adds a webhook rule in the settings, events arrive, the webhook a
       await page.reload();
       const log = page.getByRole("list", { name: "Alert deliveries" });
       await expect(log.getByRole("listitem")).toHaveCount(3);
-      await expect(log.getByRole("listitem").filter({ hasText: "Test" })).toContainText("json webhook to 127.0.0.1 · HTTP 200");
+      await expect(log.getByRole("listitem").filter({ has: page.getByText("Test", { exact: true }) })).toContainText("json webhook to 127.0.0.1 · HTTP 200");
       await expect(log.getByRole("listitem").filter({ hasText: "json webhook" }).filter({ hasText: "New issue" })).toContainText("sent");
       await expect(log.getByRole("listitem").filter({ hasText: `email to ${email}` })).toContainText("mail accepted for 1 recipient");
       await screenshot(page, testInfo, "desktop-alerts-log");

@@ -115,6 +115,11 @@ export default async function globalSetup(config: FullConfig): Promise<() => Pro
         EMAIL_FROM: "Telltale <telltale@e2e.test>",
         // The alerts spec's webhook receiver listens on 127.0.0.1.
         ALERTS_ALLOW_PRIVATE_WEBHOOKS: "true",
+        // Each spec signs in with new addresses (the sign-up policies
+        // themselves are tested in tests/integration/auth-signin.test.ts).
+        SIGNUP: "open",
+        // Tests sign in many times from 127.0.0.1.
+        SIGNIN_RATE_LIMIT_PER_IP: "1000",
       },
     });
     await waitForHttp(`${baseURL}/api/health/ready`, server, 60_000);

@@ -56,7 +56,7 @@ test("an owner invites a teammate, who joins from the mail link and works as a m
     await expect(card.getByText("member", { exact: true })).toBeVisible();
     await expect(card.getByRole("button", { name: /Rotate/ })).toHaveCount(0);
     await memberPage.goto(`/projects/${project.id}/settings`);
-    await expect(memberPage.getByText(ownerEmail)).toBeVisible();
+    await expect(memberPage.getByText(ownerEmail, { exact: true })).toBeVisible();
     await expect(memberPage.getByRole("button", { name: "Send invitation" })).toHaveCount(0);
     await expect(memberPage.getByRole("button", { name: "Delete project" })).toHaveCount(0);
   });

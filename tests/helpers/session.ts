@@ -102,10 +102,11 @@ export async function startSmtpSink() {
     url: `smtp://127.0.0.1:${port}`,
     mails,
     /** The latest mail to `to`, waiting up to `timeoutMs` for it. */
-    async mailTo(to: string, timeoutMs = 5000): Promise<SentMail> {
+    /** The latest mail to `to` (that `matching` accepts), waiting up to `timeoutMs` for one. */
+    async mailTo(to: string, timeoutMs = 5000, matching: (mail: SentMail) => boolean = () => true): Promise<SentMail> {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
-        const found = mails.filter((m) => m.to.includes(to)).at(-1);
+        const found = mails.filter((m) => m.to.includes(to) && matching(m)).at(-1);
         if (found) return found;
         if (Date.now() > deadline) throw new Error(`no mail to ${to}`);
         await new Promise<void>((resolve) => {

@@ -111,6 +111,12 @@ describe("request targets Next.js mishandled (path: invalid percent-encoding, ab
     expect(await rawExchange(server.port, "GET * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")).toMatch(/^HTTP\/1\.1 404 /);
   });
 
+  it("CONNECT gets a 405 problem on its socket (Node drops it silently when nothing listens for it)", async () => {
+    const answer = await rawExchange(server.port, "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n");
+    expect(answer).toMatch(/^HTTP\/1\.1 405 /);
+    expect(answer).toMatch(/content-type: application\/problem\+json/i);
+  });
+
   it("originFormTarget keeps ordinary targets as they are", () => {
     expect(originFormTarget("/api/projects/abc?q=%zz&x=%00")).toBe("/api/projects/abc?q=%zz&x=%00");
     expect(originFormTarget("/api/projects/%2e%2e%2f%00")).toBe("/api/projects/%2e%2e%2f%00");

@@ -50,7 +50,9 @@ async function appliedRows(url: string) {
 
 function runMigrateScript(url: string): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "scripts/db-migrate.ts"], { cwd: ROOT, env: { ...process.env, DATABASE_URL: url } });
+    // A fresh database reached directly: no DIRECT_URL of the run's pooler.
+    const { DIRECT_URL: _direct, ...env } = process.env;
+    const child = spawn(process.execPath, ["--import", "tsx", "scripts/db-migrate.ts"], { cwd: ROOT, env: { ...env, DATABASE_URL: url } });
     let out = "";
     child.stdout.on("data", (d) => (out += d));
     child.stderr.on("data", (d) => (out += d));

@@ -121,6 +121,22 @@ describe("sign-in rate limit", () => {
     stubEnv("TRUST_PROXY_HOPS", "0");
     expect(clientAddress(new Headers())).toBe("unknown");
   });
+
+  it("ignores a client-address header no guard of this process stamped (a client could have sent it)", () => {
+    const flag = Symbol.for("telltale.clientAddressStamped");
+    const flags = globalThis as { [flag]?: boolean };
+    const before = flags[flag];
+    try {
+      flags[flag] = false;
+      const headers = new Headers({ [CLIENT_ADDRESS_HEADER]: "1.2.3.4", "x-forwarded-for": "203.0.113.7" });
+      expect(clientAddress(headers)).toBe("unknown");
+      stubEnv("TRUST_PROXY_HOPS", "1"); // behind a host's proxy: its X-Forwarded-For entry
+      expect(clientAddress(headers)).toBe("203.0.113.7");
+    } finally {
+      flags[flag] = before;
+      stubEnv("TRUST_PROXY_HOPS", "0");
+    }
+  });
 });
 
 describe("publicOrigin", () => {
