@@ -156,6 +156,12 @@ const RULE_COLUMNS = `id, project_id, "trigger", channel, email_user_ids, webhoo
 
 async function inTransaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await dbPool().connect();
+  // A checked-out client whose connection drops emits "error"; unheard, it
+  // would be an uncaught exception. The failed query rejects anyway, and the
+  // broken client is destroyed on release instead of going back to the pool.
+  let broken: Error | undefined;
+  const ignore = (error: Error) => void (broken = error);
+  client.on("error", ignore);
   try {
     await client.query("BEGIN");
     const result = await work(client);
@@ -165,7 +171,8 @@ async function inTransaction<T>(work: (client: pg.PoolClient) => Promise<T>): Pr
     await client.query("ROLLBACK").catch(() => {});
     throw error;
   } finally {
-    client.release();
+    client.off("error", ignore);
+    client.release(broken);
   }
 }
 

@@ -11,6 +11,19 @@ import { checkSignInRequest } from "@/lib/auth/sign-in-request";
 import { safeRedirectUrl } from "@/lib/auth/safe-callback";
 import { SESSION_MAX_AGE_SECONDS, SESSION_UPDATE_AGE_SECONDS, SIGN_IN_LINK_LIFETIME_SECONDS } from "@/lib/auth/lifetimes";
 
+/** Auth.js error types that mean the server, not the request, is at fault. */
+const SERVER_FAULTS = new Set([
+  "AdapterError",
+  "EmailSignInError",
+  "MissingAdapter",
+  "MissingAdapterMethods",
+  "MissingSecret",
+  "InvalidEndpoints",
+  "UnsupportedStrategy",
+  "ErrorPageLoop",
+  "EnvironmentError",
+]);
+
 /**
  * AUTH_SECRET when set; otherwise one derived from TELLTALE_SECRET, so an
  * operator manages a single secret. Undefined lets Auth.js report MissingSecret.
@@ -61,7 +74,14 @@ export function authConfig(): NextAuthConfig {
       },
     },
     logger: {
-      error: (error) => logger.error("auth error", { name: error.name, type: (error as { type?: string }).type }),
+      // Faults of the operator's setup or its mail server are errors; what a
+      // client's request caused (no CSRF token, an unknown action, a used
+      // link, a malformed callback) is a warning, as it is answered 4xx/302.
+      error: (error) => {
+        const type = (error as { type?: string }).type;
+        const log = type && SERVER_FAULTS.has(type) ? logger.error : logger.warn;
+        log("auth error", { name: error.name, type });
+      },
       warn: (code) => logger.warn("auth warning", { code }),
       debug: () => {},
     },

@@ -28,12 +28,12 @@ const NETWORK_CODES = new Set([
 ]);
 
 const MESSAGE_PATTERN =
-  /(connection terminated|connection timeout|timeout exceeded when trying to connect|Query read timeout|Client was closed and is not queryable|ECONNREFUSED|ECONNRESET|Client has encountered a connection error|DatabaseNotReachable|the database system is (shutting down|starting up|in recovery mode)|terminating connection due to administrator command|Connection terminated unexpectedly|Can't reach database server|Unable to start a transaction in the given time)/i;
+  /(connection terminated|connection timeout|timeout exceeded when trying to connect|Query read timeout|Client was closed and is not queryable|ECONNREFUSED|ECONNRESET|Client has encountered a connection error|DatabaseNotReachable|the database system is (shutting down|starting up|in recovery mode|not yet accepting connections)|Code: `57P0[123]`|terminating connection due to administrator command|Connection terminated unexpectedly|Can't reach database server|Unable to start a transaction in the given time)/i;
 
 export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
   if (!error || typeof error !== "object" || depth > 4) return false;
-  const e = error as { code?: unknown; message?: unknown; cause?: unknown; kind?: unknown };
-  if (typeof e.code === "string" && NETWORK_CODES.has(e.code)) return true;
+  const e = error as { code?: unknown; message?: unknown; cause?: unknown; kind?: unknown; originalCode?: unknown; meta?: { code?: unknown } };
+  for (const code of [e.code, e.originalCode, e.meta?.code]) if (typeof code === "string" && NETWORK_CODES.has(code)) return true;
   if (e.kind === "DatabaseNotReachable" || e.kind === "ConnectionClosed" || e.kind === "SocketTimeout") return true;
   if (typeof e.message === "string" && MESSAGE_PATTERN.test(e.message)) return true;
   if (Array.isArray((error as { errors?: unknown }).errors)) {

@@ -1,3 +1,4 @@
+import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { logger } from "@/lib/log";
 
 /**
@@ -9,7 +10,9 @@ import { logger } from "@/lib/log";
 export function sendInBackground(work: () => Promise<unknown>): void {
   const run = () =>
     work().catch((error: unknown) => {
-      logger.error("background work failed", { error: error instanceof Error ? error.message.slice(0, 200) : String(error) });
+      // The database away is an outage already answered 503 and logged; not a fault of this work.
+      const log = isDatabaseUnavailable(error) ? logger.warn : logger.error;
+      log("background work failed", { error: error instanceof Error ? error.message.slice(0, 200) : String(error) });
     });
   void import("next/server")
     .then(({ after }) => after(run))

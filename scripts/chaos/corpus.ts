@@ -145,14 +145,14 @@ const ROUTES: Route[] = [
   { path: "/api/events/batch", serves: ["POST"], auth: "key" },
   { path: "/api/ai/summarize", serves: ["GET"], auth: "session" },
   { path: "/api/projects", serves: ["GET", "POST"], auth: "session" },
-  { path: "/api/projects/{{projectId}}", serves: ["GET", "DELETE"], auth: "session" },
+  { path: "/api/projects/{{projectId}}", serves: ["GET", "PATCH", "DELETE"], auth: "session" },
   { path: "/api/projects/{{projectId}}/key", serves: ["POST"], auth: "session" },
   { path: "/api/projects/{{projectId}}/events", serves: ["GET"], auth: "session" },
   { path: "/api/projects/{{projectId}}/events/{{eventId}}", serves: ["GET"], auth: "session" },
   { path: "/api/projects/{{projectId}}/issues", serves: ["GET"], auth: "session" },
   { path: "/api/projects/{{projectId}}/issues/{{issueId}}", serves: ["GET", "PATCH"], auth: "session" },
   { path: "/api/projects/{{projectId}}/members", serves: ["GET"], auth: "session" },
-  { path: "/api/projects/{{projectId}}/members/{{memberUserId}}", serves: ["DELETE"], auth: "session" },
+  { path: "/api/projects/{{projectId}}/members/{{memberUserId}}", serves: ["PATCH", "DELETE"], auth: "session" },
   { path: "/api/projects/{{projectId}}/invitations", serves: ["GET", "POST"], auth: "session" },
   { path: "/api/projects/{{projectId}}/invitations/{{scratchInvitationId}}", serves: ["DELETE"], auth: "session" },
   { path: "/api/invitations", serves: ["GET"], auth: "session" },
@@ -226,7 +226,7 @@ export function generateCorpus(seed = CORPUS_SEED): Corpus {
     }
   }
   for (const p of ["/api/events", "/api/projects", "/api/health/live"]) {
-    c.add({ name: `method: CONNECT ${p}`, category: "method", method: "CONNECT", path: p, transport: "raw", auth: "none", expect: { status: [405, 400, 0], code: ["method_not_allowed"], transportRefusal: true }, why: "Node hands CONNECT to a 'connect' listener, which next start does not have: the socket is closed (0) or refused; if the app answers, 405" });
+    c.add({ name: `method: CONNECT ${p}`, category: "method", method: "CONNECT", path: p, transport: "raw", auth: "none", expect: { status: [405, 400, 0], code: ["method_not_allowed"], transportRefusal: true }, why: "Node hands CONNECT to a 'connect' listener; the app's guard answers it 405 (0 or 400: a bare refusal before the app)" });
   }
   for (const [method, p] of [["MKCOL", "/api/projects"], ["LOCK", "/api/events"], ["PURGE", "/api/events"], ["SEARCH", "/api/projects"], ["LINK", "/api/events/batch"], ["UNLINK", "/api/projects/{{projectId}}"], ["REPORT", "/api/ai/summarize"], ["M-SEARCH", "/api/health/live"]] as const) {
     c.add({ name: `method: ${method} ${p}`, category: "method", method, path: p, auth: "session", expect: { ...NOT_ALLOWED, status: [405, 400], transportRefusal: true }, why: "a WebDAV/UPnP method Node parses: 405 from the app (400 only as a bare refusal by Node's parser)" });
