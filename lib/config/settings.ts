@@ -34,12 +34,13 @@ function text(fallback?: string, doc = ""): Spec<string | undefined> {
   return { doc, parse: (raw) => raw?.trim() || fallback };
 }
 
-function flag(doc = ""): Spec<boolean> {
+function flag(doc = "", fallback = false): Spec<boolean> {
   return {
     doc,
     parse(raw, name) {
       const value = raw?.trim().toLowerCase();
-      if (!value || value === "false" || value === "0") return false;
+      if (!value) return fallback;
+      if (value === "false" || value === "0") return false;
       if (value === "true" || value === "1") return true;
       throw new SettingError(`${name} must be true or false; got "${raw}".`);
     },
@@ -109,6 +110,7 @@ export const SETTING_SPECS = {
   DATABASE_POOL_SIZE: int(10, 1, 1000),
   DATABASE_CONNECT_TIMEOUT_MS: int(3000, 100),
   DATABASE_QUERY_TIMEOUT_MS: int(5000, 100, 600_000, "a query's deadline, pool wait included"),
+  DATABASE_PREPARED_STATEMENTS: flag("false: no named prepared statements (PgBouncer before 1.21 in transaction mode); a failure to use one also turns them off", true),
   TELLTALE_DATA_DIR: text(".telltale/pgdata"),
   EMBEDDED_DB_PORT: int(0, 0, 65535, "0: a free port"),
   EMBEDDED_DB_MAX_CONNECTIONS: int(100, 4, 1000),
@@ -172,6 +174,7 @@ function structure(v: Raw) {
       poolSize: v.DATABASE_POOL_SIZE,
       connectTimeoutMs: v.DATABASE_CONNECT_TIMEOUT_MS,
       queryTimeoutMs: v.DATABASE_QUERY_TIMEOUT_MS,
+      preparedStatements: v.DATABASE_PREPARED_STATEMENTS,
     },
     embedded: { dataDir: v.TELLTALE_DATA_DIR!, port: v.EMBEDDED_DB_PORT, maxConnections: v.EMBEDDED_DB_MAX_CONNECTIONS },
     migrateLockTimeoutMs: v.MIGRATE_LOCK_TIMEOUT_MS,

@@ -1,5 +1,6 @@
 import { settings } from "@/lib/config/settings";
 import { dbPool } from "@/lib/db/client";
+import { queryPrepared } from "@/lib/db/prepared";
 import { isDatabaseUnavailable, isForeignKeyViolation, isRetryableConflict } from "@/lib/db/errors";
 import type { EventLevel, ValidEvent } from "@/lib/events/schema";
 import { errors } from "@/lib/http/errors";
@@ -390,7 +391,7 @@ async function storeBatch(batch: WriteRequest[]): Promise<FlushResult> {
       claims.push({ project_id: first.projectId, key: request.idempotency.key, response: request.idempotency.response, key_id: first.keyId });
     }
   }
-  const { rows: result } = await dbPool().query<StoreRow>(STORE_SQL, [JSON.stringify(requests), JSON.stringify(claims), JSON.stringify(titles)]);
+  const { rows: result } = await queryPrepared<StoreRow>(STORE_SQL, [JSON.stringify(requests), JSON.stringify(claims), JSON.stringify(titles)]);
   const row = result[0]!;
   return {
     stored: row.stored,

@@ -44,6 +44,10 @@ export function parseStrictJson(text: string, { maxDepth, tooDeep = `Nesting is 
   const path = () => stack.map((f) => (f.keys ? f.key : String(f.index))).join(".");
   const n = text.length;
   let expectKey = false;
+  // Where the next backslash is, found once and moved only past it: looking
+  // for one from each string's start scanned to the end of the text for
+  // every string (quadratic in a batch body without any).
+  let nextBackslash = text.indexOf("\\");
   for (let i = 0; i < n; ) {
     const c = text.charCodeAt(i);
     if (c === 34 /* " */) {
@@ -59,7 +63,8 @@ export function parseStrictJson(text: string, { maxDepth, tooDeep = `Nesting is 
         escaped = true;
         end++;
       }
-      if (!escaped && text.indexOf("\\", start) > -1 && text.indexOf("\\", start) < end) escaped = true;
+      if (nextBackslash >= 0 && nextBackslash < start) nextBackslash = text.indexOf("\\", start);
+      if (!escaped && nextBackslash >= 0 && nextBackslash < end) escaped = true;
       if (expectKey) {
         const frame = stack[stack.length - 1]!;
         const raw = text.slice(start, end);

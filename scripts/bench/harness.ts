@@ -62,6 +62,13 @@ export async function cloneSeeded(template: string, seed: (url: string) => Promi
   };
 }
 
+/** Points this process's lib/db (and everything reading settings) at `url`. */
+export async function useDatabase(url: string): Promise<void> {
+  process.env.DATABASE_URL = url;
+  const { resetSettings } = await import("@/lib/config/settings");
+  resetSettings();
+}
+
 export function progress(label: string, done: number, total: number, started: number): void {
   const width = 30;
   const filled = Math.round((done / total) * width);

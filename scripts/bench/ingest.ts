@@ -10,7 +10,8 @@
  *   3. runs, BENCH_DURATION seconds each (default 15): GET /api/health/live
  *      (the same server with no database work) and POST /api/events with
  *      realistic grouping load (~1,000 templates, Zipf, ids in messages) at
- *      concurrency 16 and 64; POST /api/events/batch (100 events) at 16;
+ *      concurrency 16 and 64, alternating, BENCH_ROUNDS times each (default
+ *      2); POST /api/events/batch (100 events) at 16;
  *   4. checks: every 201 answer has its row, issue totals and per-minute and
  *      per-hour counts equal the stored events, and the targets.
  */
@@ -19,12 +20,13 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { v7 as uuidv7 } from "uuid";
-import { buildApp, cloneSeeded, progress, ROOT, schemaTag, startServer, wrk, type WrkResult } from "@/scripts/bench/harness";
-import { sampler, wrkScript } from "@/scripts/bench/workload";
+import { buildApp, cloneSeeded, progress, ROOT, schemaTag, startServer, wrk, type WrkResult, useDatabase } from "@/scripts/bench/harness";
+import { ingestTemplateName, sampler, wrkScript } from "@/scripts/bench/workload";
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 15);
 const PORT = Number(process.env.BENCH_PORT ?? 3100);
 const PREFILL = Number(process.env.BENCH_PREFILL ?? 1_000_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const build = !process.argv.includes("--no-build");
 
 process.env.TELLTALE_SECRET ??= "bench-secret-bench-secret-bench-secret-0123";
@@ -67,23 +69,24 @@ async function seed(url: string): Promise<void> {
   if (deadline === undefined) delete process.env.DATABASE_QUERY_TIMEOUT_MS;
   else process.env.DATABASE_QUERY_TIMEOUT_MS = deadline;
   resetSettings();
-  // As autovacuum would in production (this machine runs with it off).
   const client = new pg.Client({ connectionString: url });
   await client.connect();
+  // The prefill's new-issue notifications went out long ago in a real
+  // deployment: a backlog of them would have the runs measure its delivery.
+  await client.query(`UPDATE alert_deliveries SET status = 'sent', attempts = 1, last_attempt_at = created_at, sent_at = created_at WHERE status = 'pending'`);
+  // As autovacuum would in production (this machine runs with it off).
   console.log("VACUUM (ANALYZE)…");
   await client.query("VACUUM (ANALYZE)");
   await client.end();
 }
 
 async function main() {
-  const db = await cloneSeeded(`telltale_bench_ingest_${schemaTag()}_${PREFILL}`, seed);
+  const db = await cloneSeeded(ingestTemplateName(schemaTag(), PREFILL), seed);
   let stopServer = () => {};
   const idsDir = fs.mkdtempSync(path.join(os.tmpdir(), "telltale-bench-ids-"));
   const pool = new pg.Pool({ connectionString: db.url, max: 2 });
   try {
-    process.env.DATABASE_URL = db.url;
-    const { resetSettings } = await import("@/lib/config/settings");
-    resetSettings();
+    await useDatabase(db.url);
     const { prisma, disconnectDb } = await import("@/lib/db/client");
     const { rotateProjectKey } = await import("@/lib/keys/service");
     const { createProject } = await import("@/lib/projects/create-project");
@@ -130,22 +133,37 @@ async function main() {
       return { acknowledged: ids.length, missing: ids.length - found };
     }
 
-    const results: Record<string, WrkResult> = {};
+    // Live and ingest runs alternate, ROUNDS times each: on a small shared
+    // machine one 10-15 s run varies by ±10%, and a single pair would compare
+    // two different moments. Throughput: the rounds' mean; p99: the worst round.
+    const results: Record<string, { rps: number; p99: number }> = {};
+    const missing: Record<number, number> = {};
     for (const c of [16, 64]) {
-      const live = await wrk(server, { path: "/api/health/live", connections: c, seconds: DURATION });
-      report(`GET /api/health/live c${c}`, live);
-      const s = script(`single-c${c}`, prefilled.id, apiKey);
-      const r = await wrk(server, { path: "/", connections: c, seconds: DURATION, script: s.file });
-      const check = await unacknowledgedRows(s.dir);
-      report(`POST /api/events c${c} (grouping load)`, r, {
-        "events/s": Math.round(r.rps),
-        "vs live": `${((r.rps / live.rps) * 100).toFixed(0)}%`,
-        "201s": check.acknowledged,
-        "201s without a row": check.missing,
-      });
-      results[`live${c}`] = live;
-      results[`ingest${c}`] = r;
-      Object.assign(results, { [`missing${c}`]: check.missing });
+      const live: WrkResult[] = [];
+      const ingest: WrkResult[] = [];
+      missing[c] = 0;
+      for (let round = 1; round <= ROUNDS; round++) {
+        const l = await wrk(server, { path: "/api/health/live", connections: c, seconds: DURATION });
+        report(`GET /api/health/live c${c} #${round}`, l);
+        const s = script(`single-c${c}-${round}`, prefilled.id, apiKey);
+        const r = await wrk(server, { path: "/", connections: c, seconds: DURATION, script: s.file });
+        const check = await unacknowledgedRows(s.dir);
+        report(`POST /api/events c${c} #${round} (grouping load)`, r, {
+          "events/s": Math.round(r.rps),
+          "vs live": `${((r.rps / l.rps) * 100).toFixed(0)}%`,
+          "201s": check.acknowledged,
+          "201s without a row": check.missing,
+        });
+        live.push(l);
+        ingest.push(r);
+        missing[c] += check.missing;
+      }
+      const mean = (runs: WrkResult[]) => runs.reduce((n, r) => n + r.rps, 0) / runs.length;
+      results[`live${c}`] = { rps: mean(live), p99: Math.max(...live.map((r) => r.p99)) };
+      results[`ingest${c}`] = { rps: mean(ingest), p99: Math.max(...ingest.map((r) => r.p99)) };
+      console.log(
+        `c${c} over ${ROUNDS} rounds: ingest ${Math.round(results[`ingest${c}`]!.rps)} req/s = ${((results[`ingest${c}`]!.rps / results[`live${c}`]!.rps) * 100).toFixed(0)}% of live (${Math.round(results[`live${c}`]!.rps)} req/s); worst p99 ${results[`ingest${c}`]!.p99} ms (live ${results[`live${c}`]!.p99} ms)`,
+      );
     }
     const b = script("batch-c16", prefilled.id, apiKey, 100);
     const br = await wrk(server, { path: "/", connections: 16, seconds: DURATION, script: b.file });
@@ -167,20 +185,20 @@ async function main() {
 
     console.log("");
     console.table(rows);
-    const missing = Number(results.missing16) + Number(results.missing64) + bCheck.missing;
+    const lost = missing[16]! + missing[64]! + bCheck.missing;
     const checks = [
-      ["single ingest >= 0.8x the no-database route at c16", results.ingest16!.rps >= 0.8 * results.live16!.rps],
-      ["single ingest >= 0.8x the no-database route at c64", results.ingest64!.rps >= 0.8 * results.live64!.rps],
-      ["p99 < 50 ms at c16", results.ingest16!.p99 < 50],
-      ["p99 < 150 ms at c64", results.ingest64!.p99 < 150],
+      ["single ingest >= 0.8x the no-database route at c16 (mean of the rounds)", results.ingest16!.rps >= 0.8 * results.live16!.rps],
+      ["single ingest >= 0.8x the no-database route at c64 (mean of the rounds)", results.ingest64!.rps >= 0.8 * results.live64!.rps],
+      ["p99 < 50 ms at c16 (worst round)", results.ingest16!.p99 < 50],
+      ["p99 < 150 ms at c64 (worst round)", results.ingest64!.p99 < 150],
       ["batches >= 20,000 events/s", br.rps * 100 >= 20_000],
       ["zero non-2xx and socket errors", rows.every((r) => r["non-2xx"] === 0 && r.errors === 0)],
-      ["every 201 has its row", missing === 0],
+      ["every 201 has its row", lost === 0],
       ["issue totals, per-minute and per-hour counts = stored events", agg!.events === agg!.issues && agg!.events === agg!.minutes && agg!.events === agg!.hours],
     ] as const;
     for (const [name, ok] of checks) console.log(`${ok ? "PASS" : "MISS"}  ${name}`);
     fs.mkdirSync(path.join(ROOT, "bench-results"), { recursive: true });
-    fs.writeFileSync(path.join(ROOT, "bench-results", `ingest-${Date.now()}.json`), JSON.stringify({ prefilled: Number(prefilledRows), duration: DURATION, rows, checks }, null, 2));
+    fs.writeFileSync(path.join(ROOT, "bench-results", `ingest-${Date.now()}.json`), JSON.stringify({ prefilled: Number(prefilledRows), duration: DURATION, rounds: ROUNDS, rows, results, checks }, null, 2));
   } finally {
     stopServer();
     await pool.end().catch(() => {});

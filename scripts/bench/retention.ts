@@ -24,7 +24,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { buildApp, cloneSeeded, ROOT, schemaTag, startServer, wrk, type WrkResult } from "@/scripts/bench/harness";
+import { buildApp, cloneSeeded, ROOT, schemaTag, startServer, wrk, type WrkResult, useDatabase } from "@/scripts/bench/harness";
 import { wrkScript } from "@/scripts/bench/workload";
 
 const EXPIRED = Number(process.env.BENCH_EXPIRED ?? 5_000_000);
@@ -142,9 +142,7 @@ async function main() {
   const idsDir = fs.mkdtempSync(path.join(os.tmpdir(), "telltale-bench-retention-"));
   const pool = new pg.Pool({ connectionString: db.url, max: 2 });
   try {
-    process.env.DATABASE_URL = db.url;
-    const { resetSettings } = await import("@/lib/config/settings");
-    resetSettings();
+    await useDatabase(db.url);
     const { prisma, disconnectDb } = await import("@/lib/db/client");
     const { rotateProjectKey } = await import("@/lib/keys/service");
     const { runRetention } = await import("@/lib/retention/retention");

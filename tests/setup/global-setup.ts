@@ -48,6 +48,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
     // extra instances at once: far more connections than one app opens.
     const server = await startEmbeddedPostgres({ dataDir, handleSignals: false, maxConnections: 400 });
     process.env.DATABASE_URL = server.url;
+    // One session shared by every connection (see tools/db/ensure.ts).
+    process.env.DATABASE_PREPARED_STATEMENTS ??= "false";
     kind = "embedded";
     stop = async () => {
       await server.stop();
@@ -76,7 +78,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   }
   project.provide("databaseUrl", url);
   project.provide("databaseKind", kind);
-  const names = ["DATABASE_URL", "DIRECT_URL", "TELLTALE_SECRET", "AUTH_SECRET", "AUTH_TRUST_HOST", "TELLTALE_LOG", "DATABASE_CONNECT_TIMEOUT_MS", "DATABASE_QUERY_TIMEOUT_MS"];
+  const names = ["DATABASE_URL", "DIRECT_URL", "TELLTALE_SECRET", "AUTH_SECRET", "AUTH_TRUST_HOST", "TELLTALE_LOG", "DATABASE_CONNECT_TIMEOUT_MS", "DATABASE_QUERY_TIMEOUT_MS", "DATABASE_PREPARED_STATEMENTS"];
   project.provide("testEnv", Object.fromEntries(names.map((n) => [n, process.env[n] ?? ""])));
   return stop;
 }

@@ -34,6 +34,11 @@ describe("parseStrictJson", () => {
       { path: "context.n.2.big", message: NUMBER_MESSAGE },
       { path: "level", message: expect.stringMatching(/twice/) },
     ]);
+    // Escaped keys are found wherever they are among unescaped strings (the
+    // next backslash is tracked across strings, not searched from each one).
+    const many = Array.from({ length: 50 }, (_, i) => `"k${i}":"v${i}"`).join(",");
+    expect(strict(`{${many},"b\\u0061":1,"x":"y\\\\z","ba":2,"q":"w"}`).problems).toEqual([{ path: "ba", message: expect.stringMatching(/twice/) }]);
+    expect(strict(`{"a\\"":1,${many},"a\\u0022":2}`).problems).toEqual([{ path: 'a"', message: expect.stringMatching(/twice/) }]);
     // The same key in sibling objects is fine.
     expect(strict('[{"a":1},{"a":2}]').problems).toEqual([]);
   });

@@ -42,7 +42,12 @@ export interface EnsuredDatabase {
 /** Points this process (lib/db/client) at `url`, or back at nothing. */
 function useDatabaseUrl(url: string | undefined): void {
   if (url === undefined) delete process.env.DATABASE_URL;
-  else process.env.DATABASE_URL = url;
+  else {
+    process.env.DATABASE_URL = url;
+    // The embedded database is one session shared by every connection: a
+    // statement one connection prepares is there, by name, for all of them.
+    process.env.DATABASE_PREPARED_STATEMENTS ??= "false";
+  }
   resetSettings();
 }
 
