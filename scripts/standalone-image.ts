@@ -8,7 +8,6 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
@@ -168,16 +167,6 @@ export async function stopGroup(child: ChildProcess, graceMs = 10_000): Promise<
   clearTimeout(timer);
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** A new, empty database on the machine's PostgreSQL (PGHOST, PGPORT, PGUSER; trust auth), dropped by `drop`. */
 export async function scratchDatabase(label: string): Promise<{ url: string; drop: () => Promise<void> }> {

@@ -17,11 +17,11 @@
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import pg from "pg";
+import { freePort } from "@/tests/helpers/free-port";
 import {
   assembleRunner,
   containerEnv,
   distDir,
-  freePort,
   generatedSecret,
   readRunnerStage,
   readToolsCommand,

@@ -12,10 +12,10 @@
  * the process, its JIT, its pool and key cache start cold every time.
  */
 import fs from "node:fs";
+import { freePort } from "@/tests/helpers/free-port";
 import {
   assembleRunner,
   containerEnv,
-  freePort,
   generatedSecret,
   readRunnerStage,
   readToolsCommand,

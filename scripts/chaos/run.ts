@@ -31,7 +31,8 @@ import { runFuzz, type EntryResult } from "@/scripts/chaos/fuzz";
 import { IngestLoad, verifyStored } from "@/scripts/chaos/load";
 import { addLoad, columnLabel, COLUMNS, emptyRow, fuzzRow, loadFailures, MUST_BE_ZERO, printFailures, printTable, slowestRecovery, totalRow, type Failure, type Row } from "@/scripts/chaos/report";
 import { logSize, prepareApp, ROOT, serverErrorLines, startAppServer, type AppServer } from "@/scripts/chaos/server";
-import { freePort, startPgCluster, type PgCluster } from "@/tests/helpers/pg-cluster";
+import { freePort } from "@/tests/helpers/free-port";
+import { startPgCluster, type PgCluster } from "@/tests/helpers/pg-cluster";
 import { listenSmtpSink } from "@/tests/helpers/smtp-sink";
 import { startTcpProxy, type TcpProxy } from "@/tests/helpers/tcp-proxy";
 

@@ -25,9 +25,9 @@
  */
 import { execFile, execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { freePort } from "@/tests/helpers/free-port";
 
 export type StopMode = "smart" | "fast" | "immediate";
 
@@ -70,16 +70,6 @@ export function postgresBinDir(): string {
   return path.join(root, versions[0], "bin");
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 const isRoot = () => typeof process.getuid === "function" && process.getuid() === 0;
 

@@ -15,6 +15,7 @@ import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { freePort } from "@/tests/helpers/free-port";
 
 export type PgBouncer = {
   /** DATABASE_URL through the pooler (same user, password and database). */
@@ -28,17 +29,6 @@ export function pgBouncerPath(): string | null {
   return candidates.find((p): p is string => Boolean(p) && fs.existsSync(p!)) ?? null;
 }
 
-/** A port nobody listens on now (the kernel's pick). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {

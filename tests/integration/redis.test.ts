@@ -4,7 +4,7 @@
  * cache is shared, and an unreachable or frozen Redis leaves every request
  * answered under in-process limits, logged once each way and reported by
  * /api/health/ready. A TCP proxy in front of the machine's Redis plays the
- * outages. The three-process version is multi-instance.test.ts.
+ * outages. Three `npm start` servers sharing Redis: tests/instances/multi-instance.test.ts (npm run test:instances).
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
