@@ -64,7 +64,8 @@ class EventWriter {
 
   write(request: WriteRequest): Promise<WriteOutcome> {
     const committed = new Promise<Settled>((resolve, reject) => {
-      this.queue.push({ ...request, resolve, reject });
+      // Not `{ ...request, resolve, reject }`: a V8 slow path (lib/events/ingest.ts toRows).
+      this.queue.push({ rows: request.rows, idempotency: request.idempotency, resolve, reject });
       this.queuedRows += request.rows.length;
       this.schedule();
     });
