@@ -10,8 +10,8 @@ import {
   type ProjectFacts,
   type SummaryFacts,
 } from "@/lib/ai/facts";
-import { looksLikeInstructions, rankIssues } from "@/lib/ai/rank";
-import { prisma } from "@/lib/db/client";
+import { looksLikeInstructions, rankTop } from "@/lib/ai/rank";
+import { prisma, Prisma, queryRows } from "@/lib/db/client";
 import type { EventLevel } from "@/lib/events/schema";
 import { windowCountsSql } from "@/lib/issues/window-counts";
 
@@ -82,36 +82,35 @@ export async function loadSummaryFacts(options: {
   const previousByIssue = sumByIssue(previous);
   const issueRows = windowByIssue.size === 0 ? [] : await issuesByIds([...windowByIssue.keys()]);
   const names = new Map(projects.map((p) => [p.id, p.name]));
-  const ranked = rankIssues(
-    issueRows.map((row): IssueFacts => {
-      const firstSeen = new Date(row.first_seen);
-      const lastSeen = new Date(row.last_seen);
-      const regressedAt = row.regressed_at ? new Date(row.regressed_at) : null;
-      const isNew = firstSeen >= since;
-      return {
-        issueId: row.id,
-        projectId: row.project_id,
-        projectName: names.get(row.project_id) ?? row.project_id,
-        level: row.level,
-        title: row.title,
-        sampleMessage: row.sample,
-        status: row.status,
-        firstSeen,
-        lastSeen,
-        regressedAt,
-        windowCount: windowByIssue.get(row.id) ?? 0,
-        previousCount: previousByIssue.get(row.id) ?? 0,
-        // Exact for the issues kept (below); for the others, bounds.
-        windowFirst: isNew ? firstSeen : since,
-        windowLast: lastSeen,
-        isNew,
-        isRegression: !isNew && regressedAt !== null && regressedAt >= since,
-        ongoing: now.getTime() - lastSeen.getTime() <= ONGOING_MS,
-        instructionLike: looksLikeInstructions(row.title) || looksLikeInstructions(row.sample),
-      };
-    }),
-  );
-  const kept = ranked.slice(0, MAX_ISSUES_IN_FACTS);
+  const candidates = issueRows.map((row): IssueFacts => {
+    const firstSeen = new Date(row.first_seen);
+    const lastSeen = new Date(row.last_seen);
+    const regressedAt = row.regressed_at ? new Date(row.regressed_at) : null;
+    const isNew = firstSeen >= since;
+    return {
+      issueId: row.id,
+      projectId: row.project_id,
+      projectName: names.get(row.project_id) ?? row.project_id,
+      level: row.level,
+      title: row.title,
+      sampleMessage: row.sample,
+      status: row.status,
+      firstSeen,
+      lastSeen,
+      regressedAt,
+      windowCount: windowByIssue.get(row.id) ?? 0,
+      previousCount: previousByIssue.get(row.id) ?? 0,
+      // Exact for the issues kept (below); for the others, bounds.
+      windowFirst: isNew ? firstSeen : since,
+      windowLast: lastSeen,
+      isNew,
+      isRegression: !isNew && regressedAt !== null && regressedAt >= since,
+      ongoing: now.getTime() - lastSeen.getTime() <= ONGOING_MS,
+      // Judged by rankTop, for the issues that can make the top only.
+      instructionLike: false,
+    };
+  });
+  const kept = rankTop(candidates, MAX_ISSUES_IN_FACTS, (i) => looksLikeInstructions(i.title) || looksLikeInstructions(i.sampleMessage));
   await fillWindowFirst(kept, since);
 
   return {
@@ -122,7 +121,7 @@ export async function loadSummaryFacts(options: {
       (a, b) => b.window.error - a.window.error || total(b.window) - total(a.window) || a.name.localeCompare(b.name),
     ),
     issues: kept,
-    issueCount: ranked.length,
+    issueCount: candidates.length,
     examined: await examineEvents(kept, since, limit),
   };
 }
@@ -133,10 +132,10 @@ function total(c: LevelCounts): number {
 
 async function countsByIssue(projectIds: string[], since: Date, until: Date | null) {
   if (projectIds.length === 0 || (until && until <= since)) return [];
-  const rows = await prisma.$queryRaw<{ issue_id: string; project_id: string; level: EventLevel; n: bigint | number }[]>`
+  const rows = await queryRows<{ issue_id: string; project_id: string; level: EventLevel; n: string }>(Prisma.sql`
     SELECT issue_id::text, project_id, level::text AS level, sum(n)::bigint AS n
     FROM ${windowCountsSql({ projectIds, since, until })} AS p
-    GROUP BY issue_id, project_id, level`;
+    GROUP BY issue_id, project_id, level`);
   return rows.map((r) => ({ issueId: r.issue_id, projectId: r.project_id, level: r.level, count: Number(r.n) }));
 }
 
@@ -147,10 +146,10 @@ function sumByIssue(rows: { issueId: string; count: number }[]): Map<string, num
 }
 
 async function issuesByIds(ids: string[]): Promise<IssueRow[]> {
-  return prisma.$queryRaw<IssueRow[]>`
+  return queryRows<IssueRow>(Prisma.sql`
     SELECT id::text, project_id, level::text AS level, title, left(sample_message, ${MESSAGE_READ_CHARS}::int) AS sample,
            status::text AS status, first_seen, last_seen, regressed_at
-    FROM issues WHERE id = ANY(${ids}::uuid[])`;
+    FROM issues WHERE id = ANY(${ids}::uuid[])`);
 }
 
 /** The first event of each kept issue in the window, exactly (one index probe each). */

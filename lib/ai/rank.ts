@@ -69,6 +69,35 @@ export function rankIssues(issues: IssueFacts[]): IssueFacts[] {
   return [...issues].sort(compareIssues);
 }
 
+/**
+ * The first `count` issues of rankIssues, judging whether an issue's text
+ * reads like instructions (`judge`, which sets nothing) only for the issues
+ * that can reach the top: within a level, issues are taken in rank order
+ * and judged one by one; those that read like instructions wait behind the
+ * level's others, as rankIssues puts them. A 7-day summary of 20 busy
+ * projects ranks thousands of issues and keeps 50: judging each text took
+ * a fifth of its time. Sets `instructionLike` on every issue it judged; the
+ * ones returned were all judged.
+ */
+export function rankTop(issues: IssueFacts[], count: number, judge: (issue: IssueFacts) => boolean): IssueFacts[] {
+  const out: IssueFacts[] = [];
+  for (const level of Object.keys(LEVEL_ORDER) as EventLevel[]) {
+    if (out.length >= count) break;
+    const candidates = issues.filter((i) => i.level === level);
+    for (const issue of candidates) issue.instructionLike = false;
+    candidates.sort(compareIssues);
+    const deferred: IssueFacts[] = [];
+    for (const issue of candidates) {
+      issue.instructionLike = judge(issue);
+      if (issue.instructionLike) deferred.push(issue);
+      else out.push(issue);
+      if (out.length >= count) return out;
+    }
+    out.push(...deferred.sort(compareIssues).slice(0, count - out.length));
+  }
+  return out;
+}
+
 function compareIssues(a: IssueFacts, b: IssueFacts): number {
   const byLevel = LEVEL_ORDER[a.level] - LEVEL_ORDER[b.level];
   if (byLevel !== 0) return byLevel;

@@ -11,9 +11,19 @@ export type HistogramBucket = { bucket: string; error: number; warn: number; inf
 const BUCKET_SIZES_MS = [60_000, 5 * 60_000, 15 * 60_000, 3_600_000, 6 * 3_600_000, 86_400_000, 7 * 86_400_000];
 const MAX_BUCKETS = 120;
 
-/** The smallest bucket size that keeps a range under MAX_BUCKETS buckets. */
+const HOUR_MS = 3_600_000;
+// From this range up, buckets are whole hours and come from the hourly
+// counts: a day in minutes is thousands of rows per busy project (50 ms and
+// more at 200,000 events a day), in hours a few hundred (npm run bench:read).
+const HOURLY_FROM_MS = 12 * HOUR_MS;
+
+/**
+ * The smallest bucket size that keeps a range under MAX_BUCKETS buckets, and
+ * at least an hour for ranges of 12 hours or more (24 bars for a day).
+ */
 export function histogramBucketMs(rangeMs: number): number {
-  return BUCKET_SIZES_MS.find((size) => rangeMs / size <= MAX_BUCKETS) ?? Math.ceil(rangeMs / 60_000 / MAX_BUCKETS) * 60_000;
+  const smallest = rangeMs >= HOURLY_FROM_MS ? HOUR_MS : 0;
+  return BUCKET_SIZES_MS.find((size) => size >= smallest && rangeMs / size <= MAX_BUCKETS) ?? Math.ceil(rangeMs / 60_000 / MAX_BUCKETS) * 60_000;
 }
 
 export type HistogramFilters = Pick<EventFilters, "level" | "q" | "issueId"> & { since?: Date; until?: Date };

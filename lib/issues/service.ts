@@ -158,8 +158,11 @@ export async function listProjectIssues(
   const cursor = filters.cursor ? decodeIssueCursor(filters.cursor, sort) : null;
   const statuses = filters.status ?? ["open"];
 
-  const conditions: Prisma.Sql[] = [Prisma.sql`i.project_id = ${access.projectId}`, Prisma.sql`i.status::text = ANY(${statuses}::text[])`];
-  if (filters.level?.length) conditions.push(Prisma.sql`i.level::text = ANY(${filters.level}::text[])`);
+  const conditions: Prisma.Sql[] = [Prisma.sql`i.project_id = ${access.projectId}`, Prisma.sql`i.status = ANY(${statuses}::issue_status[])`];
+  // Compared as the enums, not as text: a cast column has no statistics, and
+  // the planner then expects one issue and nests the window's aggregate
+  // inside a loop over them (10 s on a 10-million-event project).
+  if (filters.level?.length) conditions.push(Prisma.sql`i.level = ANY(${filters.level}::event_level[])`);
   if (filters.q) {
     const pattern = `%${filters.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     conditions.push(Prisma.sql`(i.title ILIKE ${pattern} ESCAPE '\\' OR i.sample_message ILIKE ${pattern} ESCAPE '\\')`);
@@ -171,8 +174,9 @@ export async function listProjectIssues(
       : Prisma.sql`WHERE (${sortSql}, id) < (${BigInt(cursor.value)}::bigint, ${cursor.id})`
     : Prisma.empty;
 
+  // The window's counts once (MATERIALIZED), then joined to the issues.
   const rows = await prisma.$queryRaw<(IssueRecord & { id: string })[]>`
-    WITH win AS (
+    WITH win AS MATERIALIZED (
       SELECT issue_id, sum(n)::bigint AS window_count
       FROM ${windowCountsSql({ projectIds: [access.projectId], since: window.since, until: window.until })} AS p
       GROUP BY issue_id

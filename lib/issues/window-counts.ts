@@ -129,7 +129,7 @@ export function bucketCountsSql(options: { projectIds: string[]; issueIds?: stri
     Prisma.sql`${column} < ${options.end}`,
   ];
   if (options.issueIds) conditions.push(Prisma.sql`issue_id = ANY(${options.issueIds}::uuid[])`);
-  if (options.levels?.length) conditions.push(Prisma.sql`level::text = ANY(${options.levels}::text[])`);
+  if (options.levels?.length) conditions.push(Prisma.sql`level = ANY(${options.levels}::event_level[])`);
   return Prisma.sql`
     SELECT issue_id, level, floor((extract(epoch FROM ${column}) * 1000 - ${options.start.getTime()}) / ${options.bucketMs})::int AS b, sum(count)::bigint AS n
     FROM ${table} WHERE ${Prisma.join(conditions, " AND ")}

@@ -191,6 +191,9 @@ async function main() {
   // EXPLAIN (ANALYZE, BUFFERS) of what each query sent, on a connection of its own.
   const explainer = new pg.Client({ connectionString: url });
   await explainer.connect();
+  // The session the app's connections have (no JIT, no parallel workers); no deadline.
+  const { sessionSettingsSql } = await import("@/lib/db/client");
+  await explainer.query(sessionSettingsSql(3_600_000));
   const rows: Record<string, string | number>[] = [];
   const plans: string[] = [];
   for (const op of ops) {
@@ -200,7 +203,8 @@ async function main() {
     captured = null;
     let totalMs = 0;
     let slowest = 0;
-    for (const s of statements) {
+    // Queries only: a new connection's SET, or a transaction's BEGIN, has no plan.
+    for (const s of statements.filter((st) => /^\s*(?:SELECT|WITH)\b/i.test(st.text))) {
       const [{ "QUERY PLAN": plan }] = (await explainer.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${s.text}`, s.values)).rows as [{ "QUERY PLAN": [{ "Execution Time": number; "Planning Time": number }] }];
       const ms = plan[0]["Execution Time"] + plan[0]["Planning Time"];
       totalMs += ms;

@@ -132,9 +132,12 @@ describe("escapeLike", () => {
 });
 
 describe("histogramBucketMs", () => {
-  it("picks a readable bucket size that keeps the chart at most 120 buckets wide", () => {
+  it("picks a readable bucket size that keeps the chart at most 120 buckets wide, whole hours from 12 hours up", () => {
     expect(histogramBucketMs(3600_000)).toBe(60_000);
-    expect(histogramBucketMs(86_400_000)).toBe(15 * 60_000);
+    expect(histogramBucketMs(6 * 3600_000)).toBe(5 * 60_000);
+    expect(histogramBucketMs(12 * 3600_000 - 1)).toBe(15 * 60_000);
+    expect(histogramBucketMs(12 * 3600_000)).toBe(3600_000);
+    expect(histogramBucketMs(86_400_000)).toBe(3600_000);
     expect(histogramBucketMs(7 * 86_400_000)).toBe(6 * 3600_000);
     expect(histogramBucketMs(90 * 86_400_000)).toBe(86_400_000);
     const decade = 3650 * 86_400_000;
