@@ -134,12 +134,12 @@ async function retention(args: string[]): Promise<number> {
       return 0;
     }
     const n = (count: number) => count.toLocaleString("en-US");
-    const { events, minuteCounts, hourCounts, idempotencyKeys } = report.deleted;
+    const { events, minuteCounts, hourCounts, dayCounts, idempotencyKeys } = report.deleted;
     const took = `${(report.durationMs / 1000).toFixed(1)} s`;
     process.stdout.write(
       report.cutoff
-        ? `Deleted ${n(events)} events older than ${report.cutoff} (${report.retentionDays} days), ${n(minuteCounts)} per-minute and ` +
-            `${n(hourCounts)} per-hour counts before it, and ${n(idempotencyKeys)} expired idempotency keys, in ${took}. Issue totals are unchanged.\n`
+        ? `Deleted ${n(events)} events older than ${report.cutoff} (${report.retentionDays} days), ${n(minuteCounts)} per-minute, ` +
+            `${n(hourCounts)} per-hour and ${n(dayCounts)} per-day counts before it, and ${n(idempotencyKeys)} expired idempotency keys, in ${took}. Issue totals are unchanged.\n`
         : `Retention is off (0 days): events are kept forever. Deleted ${n(idempotencyKeys)} expired idempotency keys in ${took}.\n`,
     );
     return 0;

@@ -53,6 +53,9 @@ function toStoredEvent(row: EventRecord): StoredEvent {
   };
 }
 
+// Characters that jsonb's text form writes escaped.
+const JSON_ESCAPED = /["\\\u0000-\u001f]/;
+
 /** `%`, `_` and `\` match themselves in a LIKE pattern once escaped. */
 export function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -85,9 +88,18 @@ export function eventConditions(access: ProjectAccess, filters: Pick<EventFilter
   if (filters.issueId) conditions.push(Prisma.sql`issue_id = ${filters.issueId}::uuid`);
   if (filters.q) {
     const pattern = `%${escapeLike(filters.q)}%`;
-    conditions.push(Prisma.sql`(message ILIKE ${pattern} ESCAPE '\\' OR EXISTS (
+    const inContext = Prisma.sql`EXISTS (
       SELECT 1 FROM jsonb_path_query(context, 'strict $.**') AS v(value)
-      WHERE jsonb_typeof(v.value) IN ('string', 'number', 'boolean') AND (v.value #>> '{}') ILIKE ${pattern} ESCAPE '\\'))`);
+      WHERE jsonb_typeof(v.value) IN ('string', 'number', 'boolean') AND (v.value #>> '{}') ILIKE ${pattern} ESCAPE '\\')`;
+    // The context as JSON text holds every value as written, unless the text
+    // has a character JSON escapes (a quote, a backslash, a control
+    // character): then a match in it is a cheap first test, and the walk over
+    // the values (ten times its cost) runs only for the events that pass it.
+    conditions.push(
+      JSON_ESCAPED.test(filters.q)
+        ? Prisma.sql`(message ILIKE ${pattern} ESCAPE '\\' OR ${inContext})`
+        : Prisma.sql`(message ILIKE ${pattern} ESCAPE '\\' OR (context::text ILIKE ${pattern} ESCAPE '\\' AND ${inContext}))`,
+    );
   }
   return conditions;
 }

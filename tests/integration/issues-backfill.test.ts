@@ -53,10 +53,11 @@ describe("backfill of events stored before issues", () => {
 
     const events = await prisma.event.findMany({ where: { projectId: project.id }, select: { timestamp: true, receivedAt: true, occurredAt: true } });
     for (const e of events) expect(e.occurredAt!.getTime()).toBe((e.timestamp ?? e.receivedAt).getTime());
-    const [counters] = await prisma.$queryRaw<{ minutes: bigint; hours: bigint }[]>`
+    const [counters] = await prisma.$queryRaw<{ minutes: bigint; hours: bigint; days: bigint }[]>`
       SELECT (SELECT sum(count)::bigint FROM issue_counts WHERE project_id = ${project.id}) AS minutes,
-             (SELECT sum(count)::bigint FROM issue_hours WHERE project_id = ${project.id}) AS hours`;
-    expect(counters).toEqual({ minutes: 23n, hours: 23n });
+             (SELECT sum(count)::bigint FROM issue_hours WHERE project_id = ${project.id}) AS hours,
+             (SELECT sum(count)::bigint FROM issue_days WHERE project_id = ${project.id}) AS days`;
+    expect(counters).toEqual({ minutes: 23n, hours: 23n, days: 23n });
 
     await backfillIssues(url);
     expect(Number((await prisma.issue.findUniqueOrThrow({ where: { id: charged.id } })).count)).toBe(15);

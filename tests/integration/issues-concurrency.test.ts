@@ -54,14 +54,15 @@ describe("grouping under concurrent ingestion (property)", () => {
           const { hash } = issueGroupingKey({ level: e.level, message: e.message, fingerprint: null });
           expected.set(hash, (expected.get(hash) ?? 0) + 1);
         }
-        const rows = await prisma.$queryRaw<{ hash: string; total: bigint; events: bigint; minutes: bigint; hours: bigint }[]>`
+        const rows = await prisma.$queryRaw<{ hash: string; total: bigint; events: bigint; minutes: bigint; hours: bigint; days: bigint }[]>`
           SELECT i.fingerprint_hash AS hash, i.count::bigint AS total,
                  (SELECT count(*) FROM events e WHERE e.issue_id = i.id)::bigint AS events,
                  (SELECT coalesce(sum(c.count), 0) FROM issue_counts c WHERE c.issue_id = i.id)::bigint AS minutes,
-                 (SELECT coalesce(sum(h.count), 0) FROM issue_hours h WHERE h.issue_id = i.id)::bigint AS hours
+                 (SELECT coalesce(sum(h.count), 0) FROM issue_hours h WHERE h.issue_id = i.id)::bigint AS hours,
+                 (SELECT coalesce(sum(d.count), 0) FROM issue_days d WHERE d.issue_id = i.id)::bigint AS days
           FROM issues i WHERE i.project_id = ${project.id}`;
         expect(new Map(rows.map((r) => [r.hash, Number(r.total)]))).toEqual(expected);
-        for (const row of rows) expect([row.events, row.minutes, row.hours]).toEqual([row.total, row.total, row.total]);
+        for (const row of rows) expect([row.events, row.minutes, row.hours, row.days]).toEqual([row.total, row.total, row.total, row.total]);
       }),
       { numRuns: 12 },
     );

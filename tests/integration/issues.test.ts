@@ -215,6 +215,8 @@ describe("events of an issue, one event, and text search in context", () => {
     const first = await ingest(team, { level: "error", message: "Checkout failed for cart 1", context: { customer: { tier: "platinum" }, tags: ["eu-west-1"] } });
     await ingest(team, { level: "error", message: "Checkout failed for cart 2", context: { customer: { tier: "free" }, amount: 12.5 } });
     await ingest(team, { level: "info", message: "Cart 3 viewed", context: { note: "platinum banner shown" } });
+    // Values whose JSON text differs from the value: quotes, backslashes, line breaks.
+    await ingest(team, { level: "warn", message: "Export stalled", context: { file: 'C:\\exports\\"march".csv', trace: "at export()\n  at run()" } });
     const theirs = await ingest(other, { level: "error", message: "Checkout failed for cart 9" });
 
     const checkout = (await issues(team)).body.issues.find((i) => i.level === "error")!;
@@ -229,6 +231,10 @@ describe("events of an issue, one event, and text search in context", () => {
     expect(await search("eu-west")).toEqual(["Checkout failed for cart 1"]);
     expect(await search("12.5")).toEqual(["Checkout failed for cart 2"]);
     expect(await search("customer")).toEqual([]); // keys are not values
+    expect(await search('\\"MARCH"')).toEqual(["Export stalled"]);
+    expect(await search("exports\\")).toEqual(["Export stalled"]);
+    expect(await search("at run()")).toEqual(["Export stalled"]);
+    expect(await search("n  at")).toEqual([]); // the line break is not the letter n
 
     const one = await callRoute(getEvent, apiRequest(`/api/projects/${team.project.id}/events/${first.body.id}`, { cookie: team.member.cookie }), { id: team.project.id, eventId: first.body.id });
     expect(one.body).toMatchObject({ id: first.body.id, issueId: checkout.id, message: "Checkout failed for cart 1", context: { customer: { tier: "platinum" } } });

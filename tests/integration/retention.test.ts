@@ -26,13 +26,14 @@ const CUTOFF = new Date("1971-01-01T00:00:30.000Z");
 const EPOCH_DAYS = Math.floor(Date.now() / DAY);
 
 async function projectState(projectId: string) {
-  const [events, issues, minutes, hours] = await Promise.all([
+  const [events, issues, minutes, hours, days] = await Promise.all([
     prisma.event.findMany({ where: { projectId }, select: { id: true, occurredAt: true }, orderBy: [{ occurredAt: "asc" }, { id: "asc" }] }),
     prisma.issue.findMany({ where: { projectId }, select: { id: true, count: true, firstSeen: true, lastSeen: true, level: true, title: true }, orderBy: { id: "asc" } }),
     prisma.issueCount.findMany({ where: { projectId }, select: { minute: true, count: true }, orderBy: { minute: "asc" } }),
     prisma.issueHourCount.findMany({ where: { projectId }, select: { hour: true, count: true }, orderBy: { hour: "asc" } }),
+    prisma.issueDayCount.findMany({ where: { projectId }, select: { day: true, count: true }, orderBy: { day: "asc" } }),
   ]);
-  return { events, issues, minutes, hours };
+  return { events, issues, minutes, hours, days };
 }
 
 describe("runRetention", () => {
@@ -77,6 +78,9 @@ describe("runRetention", () => {
     expect(afterA.minutes.map((m) => m.minute.toISOString())).toEqual(["1971-01-01T00:00:00.000Z", "1971-01-01T00:45:00.000Z", "1971-01-01T05:00:00.000Z"]);
     expect(afterA.minutes[0]!.count).toBe(4); // two expired, two kept events in that minute
     expect(afterA.hours.map((h) => h.hour.toISOString())).toEqual(["1971-01-01T00:00:00.000Z", "1971-01-01T05:00:00.000Z"]);
+    // The day of the cut-off stays whole (two expired, four kept); the day before goes.
+    expect(afterA.days.map((d) => [d.day.toISOString(), d.count])).toEqual([["1971-01-01T00:00:00.000Z", 6]]);
+    expect(beforeA.days.map((d) => d.day.toISOString())).toEqual(["1970-12-31T00:00:00.000Z", "1970-12-31T00:00:00.000Z", "1971-01-01T00:00:00.000Z"]); // two issues that day
     // Windows from the cut-off on count the same as before.
     expect(await windowCounts()).toEqual(windowsBefore);
 
@@ -85,6 +89,7 @@ describe("runRetention", () => {
     expect(afterC.events).toEqual([]);
     expect(afterC.minutes).toEqual([]);
     expect(afterC.hours).toEqual([]);
+    expect(afterC.days).toEqual([]);
     expect(afterC.issues.map((i) => Number(i.count))).toEqual([1]);
 
     // Again: nothing more to do, nothing else changes.
@@ -174,13 +179,13 @@ describe("npm run telltale -- retention", () => {
     const issueBefore = await prisma.issue.findFirstOrThrow({ where: { projectId: p.id } });
 
     const first = await cli("--days", String(EPOCH_DAYS));
-    expect(first.stdout).toMatch(/^Deleted 3 events older than 1970-01-01T\S+ \(\d+ days\), 3 per-minute and 3 per-hour counts before it, and \d+ expired idempotency keys, in \d+\.\d s\. Issue totals are unchanged\.\n$/);
+    expect(first.stdout).toMatch(/^Deleted 3 events older than 1970-01-01T\S+ \(\d+ days\), 3 per-minute, 3 per-hour and 3 per-day counts before it, and \d+ expired idempotency keys, in \d+\.\d s\. Issue totals are unchanged\.\n$/);
     expect(await prisma.event.count({ where: { projectId: p.id } })).toBe(1);
     expect(await prisma.issue.findFirstOrThrow({ where: { projectId: p.id } })).toEqual(issueBefore);
 
     const second = await cli("--days", String(EPOCH_DAYS), "--json");
     const report = JSON.parse(second.stdout);
-    expect(report).toMatchObject({ retentionDays: EPOCH_DAYS, complete: true, deleted: { events: 0, minuteCounts: 0, hourCounts: 0 } });
+    expect(report).toMatchObject({ retentionDays: EPOCH_DAYS, complete: true, deleted: { events: 0, minuteCounts: 0, hourCounts: 0, dayCounts: 0 } });
     expect(await prisma.event.count({ where: { projectId: p.id } })).toBe(1);
   }, 120_000);
 

@@ -4,11 +4,13 @@ import { splitWindow, type Range } from "@/lib/issues/window-counts";
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
+const DAY = 86_400_000;
 const at = (iso: string) => new Date(iso);
 
 /** Every range, sorted, as one list (for coverage checks). */
 function pieces(split: ReturnType<typeof splitWindow>): (Range & { unit: number })[] {
   return [
+    ...split.days.map((r) => ({ ...r, unit: DAY })),
     ...split.hours.map((r) => ({ ...r, unit: HOUR })),
     ...split.minutes.map((r) => ({ ...r, unit: MINUTE })),
     ...split.events.map((r) => ({ ...r, unit: 1 })),
@@ -16,8 +18,9 @@ function pieces(split: ReturnType<typeof splitWindow>): (Range & { unit: number 
 }
 
 describe("splitWindow", () => {
-  it("cuts a window into whole hours, whole minutes at their edges and partial minutes at the very edges", () => {
+  it("cuts a window into whole days, whole hours and minutes at their edges and partial minutes at the very edges", () => {
     expect(splitWindow(at("2026-01-01T10:15:30Z"), at("2026-01-01T13:40:10Z"))).toEqual({
+      days: [],
       hours: [{ from: Date.parse("2026-01-01T11:00:00Z"), to: Date.parse("2026-01-01T13:00:00Z") }],
       minutes: [
         { from: Date.parse("2026-01-01T10:16:00Z"), to: Date.parse("2026-01-01T11:00:00Z") },
@@ -28,18 +31,33 @@ describe("splitWindow", () => {
         { from: Date.parse("2026-01-01T13:40:00Z"), to: Date.parse("2026-01-01T13:40:10Z") },
       ],
     });
-    // No upper bound: hours to infinity.
-    expect(splitWindow(at("2026-01-01T10:00:00Z"), null)).toEqual({ hours: [{ from: Date.parse("2026-01-01T10:00:00Z"), to: Infinity }], minutes: [], events: [] });
+    // Seven days and a bit: whole days, then hours, minutes and events at each edge.
+    expect(splitWindow(at("2026-01-01T22:59:30Z"), at("2026-01-09T01:01:00Z"))).toEqual({
+      days: [{ from: Date.parse("2026-01-02T00:00:00Z"), to: Date.parse("2026-01-09T00:00:00Z") }],
+      hours: [
+        { from: Date.parse("2026-01-01T23:00:00Z"), to: Date.parse("2026-01-02T00:00:00Z") },
+        { from: Date.parse("2026-01-09T00:00:00Z"), to: Date.parse("2026-01-09T01:00:00Z") },
+      ],
+      minutes: [{ from: Date.parse("2026-01-09T01:00:00Z"), to: Date.parse("2026-01-09T01:01:00Z") }],
+      events: [{ from: Date.parse("2026-01-01T22:59:30Z"), to: Date.parse("2026-01-01T23:00:00Z") }],
+    });
+    // No upper bound: hours to the next midnight, then days to infinity.
+    expect(splitWindow(at("2026-01-01T10:00:00Z"), null)).toEqual({
+      days: [{ from: Date.parse("2026-01-02T00:00:00Z"), to: Infinity }],
+      hours: [{ from: Date.parse("2026-01-01T10:00:00Z"), to: Date.parse("2026-01-02T00:00:00Z") }],
+      minutes: [],
+      events: [],
+    });
     // Inside one minute.
     expect(splitWindow(at("2026-01-01T10:00:05Z"), at("2026-01-01T10:00:20Z")).events).toHaveLength(1);
     // Empty or inverted.
-    expect(splitWindow(at("2026-01-01T10:00:00Z"), at("2026-01-01T10:00:00Z"))).toEqual({ hours: [], minutes: [], events: [] });
+    expect(splitWindow(at("2026-01-01T10:00:00Z"), at("2026-01-01T10:00:00Z"))).toEqual({ days: [], hours: [], minutes: [], events: [] });
   });
 
   it("covers every window exactly once, each piece aligned to its table's unit (property)", () => {
     const base = Date.parse("2026-01-01T00:00:00Z");
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 3 * 86_400_000 }), fc.integer({ min: 1, max: 3 * 86_400_000 }), fc.boolean(), (offset, length, open) => {
+      fc.property(fc.integer({ min: 0, max: 3 * DAY }), fc.integer({ min: 1, max: 20 * DAY }), fc.boolean(), (offset, length, open) => {
         const since = base + offset;
         const until = open ? Infinity : since + length;
         const parts = pieces(splitWindow(new Date(since), open ? null : new Date(until)));
