@@ -257,29 +257,23 @@ export function issueIdMapSql(): string {
  * row lock writes its counts, so these upserts never wait on each other.
  */
 export function countUpsertSql(source: string): string {
-  return `
-  counts_up AS (
-    INSERT INTO issue_counts AS c (issue_id, minute, level, project_id, count)
-    SELECT issue_id, date_bin('1 minute', occurred_at, TIMESTAMPTZ 'epoch'), level, project_id, count(*)::int
+  return COUNT_TABLES.map(
+    ({ cte, table, bucket, width }) => `
+  ${cte} AS (
+    INSERT INTO ${table} AS t (issue_id, ${bucket}, level, project_id, count)
+    SELECT issue_id, date_bin('${width}', occurred_at, TIMESTAMPTZ 'epoch'), level, project_id, count(*)::int
     FROM ${source} GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3
-    ON CONFLICT (issue_id, minute, level) DO UPDATE SET count = c.count + EXCLUDED.count
+    ON CONFLICT (issue_id, ${bucket}, level) DO UPDATE SET count = t.count + EXCLUDED.count
     RETURNING 1
-  ),
-  hours_up AS (
-    INSERT INTO issue_hours AS h (issue_id, hour, level, project_id, count)
-    SELECT issue_id, date_bin('1 hour', occurred_at, TIMESTAMPTZ 'epoch'), level, project_id, count(*)::int
-    FROM ${source} GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3
-    ON CONFLICT (issue_id, hour, level) DO UPDATE SET count = h.count + EXCLUDED.count
-    RETURNING 1
-  ),
-  days_up AS (
-    INSERT INTO issue_days AS d (issue_id, day, level, project_id, count)
-    SELECT issue_id, date_bin('1 day', occurred_at, TIMESTAMPTZ 'epoch'), level, project_id, count(*)::int
-    FROM ${source} GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3
-    ON CONFLICT (issue_id, day, level) DO UPDATE SET count = d.count + EXCLUDED.count
-    RETURNING 1
-  )`;
+  )`,
+  ).join(",");
 }
+
+const COUNT_TABLES = [
+  { cte: "counts_up", table: "issue_counts", bucket: "minute", width: "1 minute" },
+  { cte: "hours_up", table: "issue_hours", bucket: "hour", width: "1 hour" },
+  { cte: "days_up", table: "issue_days", bucket: "day", width: "1 day" },
+] as const;
 
 /**
  * One statement for a whole flush. The order in which it takes row locks is
