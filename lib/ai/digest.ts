@@ -12,6 +12,7 @@
 import { totalOf, type IssueFacts, type LevelCounts, type ProjectFacts, type SummaryFacts } from "@/lib/ai/facts";
 import { CHANGE_FOLLOW_MS, changeTime, findChanges, issueTrend, rankIssues } from "@/lib/ai/rank";
 import type { EventLevel } from "@/lib/events/schema";
+import { plural } from "@/lib/text/plural";
 
 /** Issues listed in full, worst first. */
 export const DIGEST_TOP_ISSUES = 8;
@@ -200,10 +201,6 @@ function quote(text: string, max: number): string {
 
 function count(n: number): string {
   return n.toLocaleString("en-US");
-}
-
-function plural(n: number, word: string): string {
-  return `${count(n)} ${word}${n === 1 ? "" : "s"}`;
 }
 
 function projectsPhrase(n: number): string {

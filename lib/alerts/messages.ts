@@ -1,6 +1,7 @@
 import type { EventLevel } from "@/lib/events/schema";
 import { buttonMailHtml, inertMailText, type MailMessage } from "@/lib/mail/send-mail";
 import type { AlertTrigger, SpikeScope, WebhookFormat } from "@/lib/alerts/schemas";
+import { plural } from "@/lib/text/plural";
 
 /** An issue as a notification describes it. */
 export type NotifiedIssue = {
@@ -71,7 +72,7 @@ export function alertMail(n: Notification, to: string): MailMessage {
   if (n.issue) details.push(`${inertMailText(clip(n.issue.title))}`, issueFacts(n.issue));
   if (n.spike) details.push(`Threshold: ${n.spike.count.toLocaleString("en-US")} events in ${n.spike.minutes} min (${n.spike.scope === "issue" ? "one issue" : "the whole project"}).`);
   if (n.digest) {
-    for (const item of n.digest.issues.slice(0, DIGEST_LISTED)) details.push(`- ${inertMailText(clip(item.title))} (${item.level}, ${item.count.toLocaleString("en-US")} events)`);
+    for (const item of n.digest.issues.slice(0, DIGEST_LISTED)) details.push(`- ${inertMailText(clip(item.title))} (${item.level}, ${plural(item.count, "event")})`);
     if (n.digest.total > DIGEST_LISTED) details.push(`…and ${n.digest.total - DIGEST_LISTED} more.`);
   }
   const footnote = "You get this mail because of an alert rule in the project's settings on Telltale; an owner can change or delete it there.";

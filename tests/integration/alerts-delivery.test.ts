@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { POST as cronAlerts } from "@/app/api/cron/alerts/route";
 import { processAlerts } from "@/lib/alerts/processor";
 import { createAlertRule } from "@/lib/alerts/rules";
@@ -324,6 +324,20 @@ describe("delivery", () => {
     expect(await process(team, later(t0, 15 * MINUTE))).toMatchObject({ sent: 1, digested: 5 });
     const all = await receiver.waitFor(5);
     expect(all[4]!.body.digest.total).toBe(5);
+  });
+
+  it("by email: a storm under the default rule reaches the owner as a few mails and one digest mail, not one per issue", async () => {
+    stubEnv("ALERTS_MAX_PER_PROJECT_PER_HOUR", "3");
+    const team = await createTeam("alert-storm-mail"); // the default rules: new errors and regressions, mailed to the owner
+    const owner = team.owner.user.email;
+    const before = smtp.mails.filter((m) => m.to.includes(owner)).length;
+    await seedEvents(team.project.id, Array.from({ length: 30 }, (_, i) => errorEvent(`worker ${i} lost its lease`, new Date(), { fingerprint: ["mail-storm", String(i)] })));
+    expect(await process(team, new Date())).toMatchObject({ sent: 4, digested: 27 });
+    await vi.waitFor(() => expect(smtp.mails.filter((m) => m.to.includes(owner)).length - before).toBe(4), { timeout: 10_000 });
+    const mails = smtp.mails.filter((m) => m.to.includes(owner)).slice(before);
+    const digest = mails.filter((m) => m.text.includes("27 more new issues"));
+    expect(digest).toHaveLength(1);
+    expect(digest[0]!.text).toContain("worker <num> lost its lease (error, 1 event)");
   });
 
   it("a deleted rule's queued notifications are cancelled, and the log keeps what it sent", async () => {
