@@ -15,6 +15,7 @@ const HOUR_MS = 3_600_000;
 export const DEFAULT_RETENTION_BATCH_SIZE = 5_000;
 
 const MAX_CONFLICT_RETRIES = 3;
+const DEFAULT_PAUSE_RATIO = 1;
 
 /** How long one POST /api/cron/retention deletes before answering (under the route's 60 s maxDuration). */
 export const CRON_RETENTION_BUDGET_MS = 40_000;
@@ -25,6 +26,13 @@ export type RetentionOptions = {
   /** The clock (tests). */
   now?: Date;
   batchSize?: number;
+  /**
+   * After each step, a pause this many times as long as the step took
+   * (default 1): retention takes at most half of the database time it could,
+   * and the writes it competes with (ingestion's, on the same index pages and
+   * WAL) keep the rest. 0: no pause (tests, an offline cleanup).
+   */
+  pauseRatio?: number;
   /**
    * Start no new batch after this many milliseconds (a serverless function
    * has a deadline): the report says `complete: false` and the next run
@@ -81,7 +89,17 @@ export async function runRetention(options: RetentionOptions = {}): Promise<Rete
   const batchSize = options.batchSize ?? DEFAULT_RETENTION_BATCH_SIZE;
   const deadline = options.budgetMs === undefined ? Infinity : started + options.budgetMs;
   const deleted: RetentionDeleted = { events: 0, minuteCounts: 0, hourCounts: 0, dayCounts: 0, idempotencyKeys: 0 };
-  const timeLeft = () => Date.now() < deadline;
+  const pauseRatio = options.pauseRatio ?? DEFAULT_PAUSE_RATIO;
+  // Called before each step: pauses after the previous one (pauseRatio),
+  // then says whether the time budget allows another.
+  let stepStarted = 0;
+  const nextStep = async () => {
+    const pauseMs = stepStarted ? (Date.now() - stepStarted) * pauseRatio : 0;
+    if (pauseMs >= 1) await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    if (Date.now() >= deadline) return false;
+    stepStarted = Date.now();
+    return true;
+  };
 
   let cutoff: Date | null = null;
   let complete = true;
@@ -92,14 +110,14 @@ export async function runRetention(options: RetentionOptions = {}): Promise<Rete
     const dayCutoff = new Date(Math.floor(cutoff.getTime() / DAY_MS) * DAY_MS);
     const { rows: projects } = await dbPool().query<{ id: string }>("SELECT id FROM projects ORDER BY id");
     for (const { id } of projects) {
-      complete &&= await deleteEvents(id, cutoff, batchSize, timeLeft, deleted);
-      complete &&= await deleteCounts("issue_counts", "minute", id, minuteCutoff, batchSize, timeLeft, (n) => (deleted.minuteCounts += n));
-      complete &&= await deleteCounts("issue_hours", "hour", id, hourCutoff, batchSize, timeLeft, (n) => (deleted.hourCounts += n));
-      complete &&= await deleteCounts("issue_days", "day", id, dayCutoff, batchSize, timeLeft, (n) => (deleted.dayCounts += n));
+      complete &&= await deleteEvents(id, cutoff, batchSize, nextStep, deleted);
+      complete &&= await deleteCounts("issue_counts", "minute", id, minuteCutoff, batchSize, nextStep, (n) => (deleted.minuteCounts += n));
+      complete &&= await deleteCounts("issue_hours", "hour", id, hourCutoff, batchSize, nextStep, (n) => (deleted.hourCounts += n));
+      complete &&= await deleteCounts("issue_days", "day", id, dayCutoff, batchSize, nextStep, (n) => (deleted.dayCounts += n));
       if (!complete) break;
     }
   }
-  if (complete) complete = await deleteIdempotencyKeys(batchSize, timeLeft, deleted);
+  if (complete) complete = await deleteIdempotencyKeys(batchSize, nextStep, deleted);
 
   return { retentionDays: days, cutoff: cutoff?.toISOString() ?? null, deleted, complete, durationMs: Date.now() - started };
 }
@@ -146,17 +164,17 @@ WITH doomed AS (
 gone AS (DELETE FROM events WHERE ctid = ANY(ARRAY(SELECT ctid FROM doomed)) RETURNING 1)
 SELECT (SELECT count(*)::int FROM gone) AS deleted, (SELECT count(*)::int FROM doomed) AS taken, NULL AS last_at, NULL AS last_id`;
 
-async function deleteEvents(projectId: string, cutoff: Date, limit: number, timeLeft: () => boolean, deleted: RetentionDeleted): Promise<boolean> {
+async function deleteEvents(projectId: string, cutoff: Date, limit: number, nextStep: () => Promise<boolean>, deleted: RetentionDeleted): Promise<boolean> {
   let after: { at: Date | "-infinity"; id: string } = { at: "-infinity", id: "00000000-0000-0000-0000-000000000000" };
   for (;;) {
-    if (!timeLeft()) return false;
+    if (!(await nextStep())) return false;
     const step = await batch(EVENTS_STEP, [projectId, cutoff, after.at, after.id, limit]);
     deleted.events += step.deleted;
     if (step.taken < limit) break;
     after = { at: step.last_at!, id: step.last_id! };
   }
   for (;;) {
-    if (!timeLeft()) return false;
+    if (!(await nextStep())) return false;
     const step = await batch(UNTIMED_EVENTS_STEP, [projectId, cutoff, limit]);
     deleted.events += step.deleted;
     if (step.taken < limit) return true;
@@ -175,7 +193,7 @@ async function deleteCounts(
   projectId: string,
   before: Date,
   limit: number,
-  timeLeft: () => boolean,
+  nextStep: () => Promise<boolean>,
   add: (n: number) => void,
 ): Promise<boolean> {
   const sql = `
@@ -191,7 +209,7 @@ SELECT (SELECT count(*)::int FROM gone) AS deleted, (SELECT count(*)::int FROM d
        (SELECT max(at) FROM doomed) AS last_at, NULL AS last_id`;
   let from: Date | "-infinity" = "-infinity";
   for (;;) {
-    if (!timeLeft()) return false;
+    if (!(await nextStep())) return false;
     const step = await batch(sql, [projectId, before, from, limit]);
     add(step.deleted);
     if (step.taken < limit) return true;
@@ -213,10 +231,10 @@ gone AS (DELETE FROM idempotency_keys WHERE ctid = ANY(ARRAY(SELECT ctid FROM do
 SELECT (SELECT count(*)::int FROM gone) AS deleted, (SELECT count(*)::int FROM doomed) AS taken,
        (SELECT max(created_at) FROM doomed) AS last_at, NULL AS last_id`;
 
-async function deleteIdempotencyKeys(limit: number, timeLeft: () => boolean, deleted: RetentionDeleted): Promise<boolean> {
+async function deleteIdempotencyKeys(limit: number, nextStep: () => Promise<boolean>, deleted: RetentionDeleted): Promise<boolean> {
   let from: Date | "-infinity" = "-infinity";
   for (;;) {
-    if (!timeLeft()) return false;
+    if (!(await nextStep())) return false;
     const step = await batch(IDEMPOTENCY_STEP, [from, limit]);
     deleted.idempotencyKeys += step.deleted;
     if (step.taken < limit) return true;
