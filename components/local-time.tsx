@@ -23,10 +23,10 @@ type Props = {
 export function LocalTime({ iso, format = "datetime", renderedAt }: Props) {
   const mode = useTimeZoneMode();
   // Without `renderedAt`, the server writes the absolute time and the browser the relative one.
-  const now = useNow(renderedAt ?? Number.NaN);
+  const now = useNow(renderedAt ?? null);
   const exact = formatTime(iso, mode, "precise");
   const title = mode === "utc" ? exact : `${exact} (${formatTime(iso, "utc", "precise")})`;
-  const text = format !== "relative" ? formatTime(iso, mode, format) : Number.isNaN(now) ? formatTime(iso, mode) : formatRelative(iso, now);
+  const text = format !== "relative" ? formatTime(iso, mode, format) : now === null ? formatTime(iso, mode) : formatRelative(iso, now);
   return (
     <time dateTime={iso} title={title}>
       {text}

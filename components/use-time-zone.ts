@@ -81,8 +81,10 @@ function readNow(): number {
  * server's clock when it rendered the page) on the server and while
  * hydrating, so both write the same text; the browser's clock after that.
  */
-export function useNow(renderedAt: number): number {
-  return useSyncExternalStore(subscribeNow, readNow, () => renderedAt);
+export function useNow(renderedAt: number | null): number | null {
+  // null, not NaN, for "no server time": React compares server snapshots with
+  // !==, and NaN !== NaN (a dev warning about an uncached snapshot, each render).
+  return useSyncExternalStore<number | null>(subscribeNow, readNow, () => renderedAt);
 }
 
 const noSubscription = () => () => {};

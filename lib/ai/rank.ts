@@ -135,7 +135,9 @@ export function findChanges(issues: IssueFacts[]): ChangeWithFollowers[] {
   // A deploy message groups with every earlier deploy ("Deploy <num> finished"),
   // so after the first one it is no longer new: an info issue that had no
   // event in the previous window is a change too, dated by its first event here.
-  const changes = issues.filter((i) => i.level === "info" && (i.isNew || i.previousCount === 0)).sort(byChangeTime);
+  // Text that reads like instructions is never a change: listed as one, an
+  // injected line would stand right before an outage, as its apparent cause.
+  const changes = issues.filter((i) => i.level === "info" && !i.instructionLike && (i.isNew || i.previousCount === 0)).sort(byChangeTime);
   const broke = issues.filter((i) => i.level === "error" && (i.isNew || i.isRegression)).sort(byChangeTime);
   return changes.map((change) => ({
     change,

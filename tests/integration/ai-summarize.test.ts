@@ -74,12 +74,12 @@ async function summarize(query = "", headers: Record<string, string> = {}) {
   return { res, status: res.status, body: JSON.parse(text) as Record<string, unknown>, text };
 }
 
-function mockModel(text: string | (() => string) = "Mock summary: payments are failing.") {
+function mockModel(text: string | (() => string) = "Mock summary: payments are failing.", finish: "stop" | "length" = "stop") {
   return new MockLanguageModelV4({
     modelId: "mock-summarizer",
     doGenerate: async () => ({
       content: [{ type: "text", text: typeof text === "function" ? text() : text }],
-      finishReason: { unified: "stop", raw: "stop" },
+      finishReason: { unified: finish, raw: finish },
       usage: {
         inputTokens: { total: 100, noCache: 100, cacheRead: 0, cacheWrite: 0 },
         outputTokens: { total: 10, text: 10, reasoning: 0 },
@@ -343,6 +343,20 @@ describe("GET /api/ai/summarize: with a model", () => {
     const answers = await Promise.all([summarize("", { cookie }), summarize("", { cookie }), summarize("", { cookie })]);
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
     expect(model.doGenerateCalls).toHaveLength(1);
+  });
+
+  it("a model answer is capped: 6,000 characters at most, and one stopped by its token limit says it was cut", async () => {
+    const { user, cookie } = await signedInUser();
+    const project = await projectOf(user.id);
+    await addEvents(project.id, [{ message: "Disk full on db-1" }]);
+    injected.model = mockModel("x".repeat(20_000));
+    const long = (await summarize("", { cookie })).body.summary as string;
+    expect(long).toBe(`${"x".repeat(6_000)}…`);
+
+    await addEvents(project.id, [{ message: "Disk full on db-2" }]); // a new event: not the cached answer
+    injected.model = mockModel("Disks are filling up on", "length");
+    const cut = (await summarize("", { cookie })).body.summary as string;
+    expect(cut).toBe("Disks are filling up on\n\n_(The summary was cut at its length limit.)_");
   });
 
   it("an empty model answer: the built-in digest with X-Summary-Fallback: ai_unavailable, and nothing cached", async () => {

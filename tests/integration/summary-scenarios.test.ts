@@ -61,6 +61,36 @@ async function userWithProjects(...names: string[]) {
   return { cookie, projects };
 }
 
+type PromptIssue = { type: "issue"; rank: number; level: string; title: string; count: number; previousCount: number; trend: string; first: string; new?: true; change?: true; instructionLike?: true; startedAfterChange?: { changeRank: number } };
+
+/**
+ * What a model is given for the same request: the instructions and header
+ * (outside the fence) and the fenced issue lines, from a mock model's call.
+ */
+async function prompted(cookie: string, query: string) {
+  const model = new MockLanguageModelV4({
+    modelId: "mock",
+    doGenerate: async () => ({
+      content: [{ type: "text", text: "A summary." }],
+      finishReason: { unified: "stop", raw: "stop" },
+      usage: { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } },
+      warnings: [],
+    }),
+  });
+  injected.model = model;
+  const { status } = await summarize(cookie, query);
+  expect(status).toBe(200);
+  injected.model = null;
+  const user = model.doGenerateCalls[0]!.prompt
+    .filter((m) => m.role === "user")
+    .map((m) => (typeof m.content === "string" ? m.content : m.content.map((p) => ("text" in p ? p.text : "")).join("")))
+    .join("\n");
+  const open = /<events-([0-9a-f]+)>\n/.exec(user)!;
+  const close = user.indexOf(`\n</events-${open[1]}>`);
+  const lines = user.slice(open.index + open[0].length, close).split("\n").map((l) => JSON.parse(l) as { type: string });
+  return { outside: user.slice(0, open.index) + user.slice(close), issues: lines.filter((l): l is PromptIssue => l.type === "issue") };
+}
+
 function line(summary: string, pattern: RegExp): string {
   const found = summary.split("\n").find((l) => pattern.test(l));
   expect(found, `no line matching ${pattern} in:\n${summary}`).toBeDefined();
@@ -95,6 +125,15 @@ describe("summaries of realistic incidents", () => {
     expect(summary).toMatch(/the new error `Stripe API timeout after <duration> while charging order <id>` in `checkout-\w+` started 2 minutes after `Deploy <num> of checkout finished`/);
     // The noise is steady, not news.
     expect(line(summary, /info\*\* in `checkout-\w+`: `GET \/health <num> in <duration>`/)).not.toContain("(new)");
+
+    // The same facts reach a model.
+    const model = await prompted(cookie, `since=${start}&limit=50`);
+    expect(model.outside).toContain("731 events (430 errors, 0 warnings, 301 info)");
+    expect(model.issues[0]).toMatchObject({ rank: 1, level: "error", title: "Stripe API timeout after <duration> while charging order <id>", count: 430, new: true, first: new Date(outageFirst).toISOString().slice(0, 19) + "Z" });
+    const deploy = model.issues.find((i) => i.title === "Deploy <num> of checkout finished")!;
+    expect(deploy).toMatchObject({ change: true, new: true, count: 1 });
+    expect(model.issues[0]!.startedAfterChange).toMatchObject({ changeRank: deploy.rank });
+    expect(model.issues.find((i) => i.title === "GET /health <num> in <duration>")).toMatchObject({ count: 300, previousCount: 300, trend: "steady" });
   });
 
   it("a slow degradation: the steady error still ranks above the growing warning, whose trend is stated", async () => {
@@ -114,6 +153,12 @@ describe("summaries of realistic incidents", () => {
     expect(summary.split("\n")[cacheIndex + 1]).toMatch(/^\s+50 events, .*steady \(50 before\)/);
     const slowIndex = summary.split("\n").indexOf(top[1]!);
     expect(summary.split("\n")[slowIndex + 1]).toMatch(/^\s+120 events, .*up from 20/);
+
+    const model = await prompted(cookie, `since=${start}`);
+    expect(model.issues.map((i) => [i.rank, i.title, i.count, i.previousCount, i.trend])).toEqual([
+      [1, "Cache connection reset by peer", 50, 50, "steady"],
+      [2, "Slow query on orders took <duration>", 120, 20, "up"],
+    ]);
   });
 
   it("a new rare error in a healthy, noisy project is what to look at first", async () => {
@@ -136,6 +181,11 @@ describe("summaries of realistic incidents", () => {
     expect(summary).toMatch(/^- \*\*error\*\* in `jobs-\w+`: `TypeError: Cannot read properties of undefined \(reading '<str>'\)`/m);
     // The 600 info events are counted, and ranked below the error.
     expect(line(summary, /^\*\*Totals:\*\*/)).toMatch(/607 events \(2 errors, 5 warnings, 600 info\)/);
+
+    const model = await prompted(cookie, `since=${start}&limit=50`);
+    expect(model.outside).toContain("607 events (2 errors, 5 warnings, 600 info)");
+    expect(model.issues[0]).toMatchObject({ rank: 1, title: "TypeError: Cannot read properties of undefined (reading '<str>')", count: 2, new: true, first: new Date(rare).toISOString().slice(0, 19) + "Z" });
+    expect(model.issues.find((i) => i.title.startsWith("Job "))).not.toHaveProperty("new");
   });
 
   it("instruction-like text outnumbering a real error burst never outranks it, and reaches a model only as fenced data", async () => {
@@ -154,25 +204,8 @@ describe("summaries of realistic incidents", () => {
     expect(top[0]).toContain("Payment webhook signature invalid");
     expect(top[1]).toContain("reads like instructions to an AI");
 
-    const model = new MockLanguageModelV4({
-      modelId: "mock",
-      doGenerate: async () => ({
-        content: [{ type: "text", text: "Payment webhooks failing since 20 minutes past." }],
-        finishReason: { unified: "stop", raw: "stop" },
-        usage: { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } },
-        warnings: [],
-      }),
-    });
-    injected.model = model;
-    await summarize(cookie, `since=${start}`);
-    const sent = model.doGenerateCalls[0]!.prompt;
-    const user = sent.filter((m) => m.role === "user").map((m) => (typeof m.content === "string" ? m.content : m.content.map((p) => ("text" in p ? p.text : "")).join(""))).join("\n");
-    const open = /<events-([0-9a-f]+)>\n/.exec(user)!;
-    const close = user.indexOf(`\n</events-${open[1]}>`);
-    const inside = user.slice(open.index + open[0].length, close);
-    const outside = user.slice(0, open.index) + user.slice(close);
+    const { outside, issues } = await prompted(cookie, `since=${start}`);
     expect(outside).not.toMatch(/IGNORE ALL PREVIOUS/i);
-    const issues = inside.split("\n").map((l) => JSON.parse(l) as { type: string; title?: string; count?: number; rank?: number; instructionLike?: boolean }).filter((l) => l.type === "issue");
     expect(issues[0]).toMatchObject({ rank: 1, count: 40, title: "Payment webhook signature invalid for event <id>" });
     expect(issues[1]).toMatchObject({ rank: 2, count: 300, instructionLike: true });
   });
