@@ -19,7 +19,7 @@ export async function checkDatabaseReady(timeoutMs = 2000): Promise<void> {
   }
 }
 
-export type RedisReadiness = { status: "ok" } | { status: "unreachable"; since: string; reason?: string; effect: string };
+export type RedisReadiness = { status: "ok" } | { status: "connecting" | "unreachable"; since: string; reason?: string; effect: string };
 
 /**
  * Redis's part of readiness; null when REDIS_URL is not set. Never a reason
@@ -31,7 +31,8 @@ export async function checkRedisReady(timeoutMs = 1000): Promise<RedisReadiness 
   if (!health) return null;
   if (health.state === "up") return { status: "ok" };
   return {
-    status: "unreachable",
+    // A process that has just started is connecting, not cut off.
+    status: health.state === "connecting" ? "connecting" : "unreachable",
     since: health.since.toISOString(),
     ...(health.reason ? { reason: health.reason } : {}),
     effect: "Rate limits, API-key cache invalidation and the summary cache are per instance until Redis answers again.",
