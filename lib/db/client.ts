@@ -88,17 +88,19 @@ function createDb(): Db {
     query_timeout: queryTimeoutMs,
     keepAlive: true,
     idleTimeoutMillis: 30_000,
-  });
+    // The session's settings (sessionSettingsSql), as a SET rather than a
+    // startup parameter: poolers such as PgBouncer refuse unknown startup
+    // parameters. Awaited before the pool hands the client out, so it runs
+    // first and alone (node-postgres deprecates queueing a second query on
+    // a busy client). A failure leaves the defaults. (The embedded PGlite
+    // accepts statement_timeout and does not enforce it.)
+    onConnect: async (client: pg.ClientBase) => {
+      await client.query(sessionSettingsSql(queryTimeoutMs)).catch(() => {});
+    },
+  } as pg.PoolConfig);
   // An idle client that loses its server emits 'error'; without a listener the
   // process would crash. The pool drops it and reconnects on the next query.
   pool.on("error", () => {});
-  // A SET rather than a startup parameter: poolers such as PgBouncer refuse
-  // unknown startup parameters. Queued on the new client, it runs before the
-  // query the client was made for. (The embedded PGlite accepts it and does
-  // not enforce it.)
-  pool.on("connect", (client) => {
-    client.query(sessionSettingsSql(queryTimeoutMs)).catch(() => {});
-  });
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   return { prisma, pool };
 }
