@@ -15,19 +15,20 @@ import { stubEnv, unstubEnvs } from "@/tests/helpers/env";
 const SQL = "SELECT $1::int + 1 AS n /* db-prepared.test */";
 
 beforeAll(async () => {
-  await disconnectDb();
   // Through PgBouncer (TEST_PGBOUNCER=1) each call may land on another server
   // session, which is the fallback's case, not this file's: the server itself.
   if (process.env.DIRECT_URL) stubEnv("DATABASE_URL", process.env.DIRECT_URL);
   stubEnv("DATABASE_POOL_SIZE", "1");
   stubEnv("DATABASE_PREPARED_STATEMENTS", "true");
   resetPreparedStatements();
+  // After the variables: a pool opened from now on gets them.
+  await disconnectDb();
 });
 
 afterAll(async () => {
-  await disconnectDb();
   unstubEnvs();
   resetPreparedStatements();
+  await disconnectDb();
 });
 
 describe("queryPrepared", () => {

@@ -38,20 +38,21 @@ beforeAll(async () => {
   const viaProxy = new URL(real);
   viaProxy.hostname = "127.0.0.1";
   viaProxy.port = String(proxy.port);
-  await disconnectDb();
+  // The variables before the pool goes: a pool opened from now on gets them.
   setEnv("DATABASE_URL", viaProxy.toString());
   setEnv("DATABASE_CONNECT_TIMEOUT_MS", "1000");
   setEnv("DATABASE_QUERY_TIMEOUT_MS", "1000");
+  await disconnectDb();
 });
 
 afterAll(async () => {
   proxy.resume();
-  await disconnectDb();
-  await proxy.close();
-  await stopOwnDatabase();
   setEnv("DATABASE_URL", realUrl);
   setEnv("DATABASE_CONNECT_TIMEOUT_MS", undefined);
   setEnv("DATABASE_QUERY_TIMEOUT_MS", inject("testEnv").DATABASE_QUERY_TIMEOUT_MS);
+  await disconnectDb();
+  await proxy.close();
+  await stopOwnDatabase();
 });
 
 async function until201(send: () => Promise<{ status: number }>): Promise<number> {
