@@ -14,6 +14,7 @@ import { looksLikeInstructions, rankTop } from "@/lib/ai/rank";
 import { prisma, Prisma, queryRows } from "@/lib/db/client";
 import type { EventLevel } from "@/lib/events/schema";
 import { windowCountsSql } from "@/lib/issues/window-counts";
+import { lastEventAtSql } from "@/lib/events/last-event";
 
 const zero = (): LevelCounts => ({ error: 0, warn: 0, info: 0 });
 
@@ -61,7 +62,7 @@ export async function loadSummaryFacts(options: {
     countsByIssue(projectIds, since, null),
     countsByIssue(projectIds, previousSince, since),
     prisma.$queryRaw<{ project_id: string; last: Date | null }[]>`
-      SELECT project_id, max(last_seen) AS last FROM issues WHERE project_id = ANY(${projectIds}::text[]) GROUP BY project_id`,
+      SELECT p.id AS project_id, ${lastEventAtSql(Prisma.sql`p.id`)} AS last FROM unnest(${projectIds}::text[]) AS p(id)`,
   ]);
 
   const projectFacts = new Map<string, ProjectFacts>(

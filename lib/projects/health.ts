@@ -1,4 +1,5 @@
-import { prisma } from "@/lib/db/client";
+import { prisma, Prisma } from "@/lib/db/client";
+import { lastEventAtSql } from "@/lib/events/last-event";
 
 /** One project's last 24 hours at a glance (the Overview page). */
 export type ProjectHealth = {
@@ -24,7 +25,7 @@ export async function projectHealthForUser(userId: string, now = new Date()): Pr
       coalesce((SELECT sum(c.count) FILTER (WHERE c.level = 'error') FROM issue_counts c WHERE c.project_id = m.project_id AND c.minute >= ${since}), 0)::bigint AS errors,
       coalesce((SELECT sum(c.count) FROM issue_counts c WHERE c.project_id = m.project_id AND c.minute >= ${since}), 0)::bigint AS events,
       (SELECT count(*) FROM issues i WHERE i.project_id = m.project_id AND i.first_seen >= ${since})::bigint AS new_issues,
-      (SELECT max(i.last_seen) FROM issues i WHERE i.project_id = m.project_id) AS last_event
+      ${lastEventAtSql(Prisma.sql`m.project_id`)} AS last_event
     FROM memberships m WHERE m.user_id = ${userId}`;
   return new Map(
     rows.map((r) => [
