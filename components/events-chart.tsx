@@ -5,6 +5,7 @@ import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxi
 import { LEVEL_COLORS, type Level } from "@/components/level-badge";
 import { compactNumber, formatCount } from "@/components/number-format";
 import { formatTime, zoneName, type TimeZoneMode } from "@/components/time-format";
+import { useMediaQuery } from "@/components/use-media-query";
 import { useTimeZoneMode } from "@/components/use-time-zone";
 import type { HistogramBucket } from "@/lib/events/histogram";
 
@@ -51,6 +52,10 @@ function ChartTooltip({ active, payload, label, mode }: TooltipContentProps & { 
 export function EventsChart({ data }: { data: HistogramBucket[] }) {
   const mode = useTimeZoneMode();
   const [open, setOpen] = useState(false);
+  // Tailwind's `sm`: from there on the chart is always shown. The chart is
+  // drawn only while shown: hidden (display: none), it measures 0 x 0 and
+  // the chart library warns about it in the console.
+  const wide = useMediaQuery("(min-width: 640px)");
   const totals = LEVELS.map((level) => data.reduce((sum, b) => sum + b[level], 0));
   const total = totals.reduce((a, b) => a + b, 0);
   const max = data.reduce((m, b) => Math.max(m, b.error + b.warn + b.info), 0);
@@ -83,31 +88,33 @@ export function EventsChart({ data }: { data: HistogramBucket[] }) {
       </div>
       <figure className={`${open ? "block" : "hidden"} mt-2 sm:mt-3 sm:block`}>
         <div role="img" aria-label={description} className="h-36 w-full sm:h-48">
-          <ResponsiveContainer width="100%" height="100%">
-            <BarChart data={data} margin={{ top: 4, right: 4, bottom: 0, left: 0 }} barCategoryGap={1}>
-              <CartesianGrid vertical={false} stroke="currentColor" strokeOpacity={0.15} />
-              <XAxis
-                dataKey="bucket"
-                tickFormatter={tickFormatter(spanMs, mode)}
-                tick={{ fill: "currentColor", fontSize: 11 }}
-                tickLine={false}
-                axisLine={false}
-                minTickGap={24}
-              />
-              <YAxis
-                allowDecimals={false}
-                tickFormatter={(value: number) => compactNumber(value)}
-                tick={{ fill: "currentColor", fontSize: 11 }}
-                tickLine={false}
-                axisLine={false}
-                width={yAxisWidth(max)}
-              />
-              <Tooltip content={(props) => <ChartTooltip {...props} mode={mode} />} cursor={{ fill: "currentColor", fillOpacity: 0.08 }} />
-              {LEVELS.map((level) => (
-                <Bar key={level} dataKey={level} stackId="levels" fill={LEVEL_COLORS[level]} isAnimationActive={false} />
-              ))}
-            </BarChart>
-          </ResponsiveContainer>
+          {(open || wide) && (
+            <ResponsiveContainer width="100%" height="100%">
+              <BarChart data={data} margin={{ top: 4, right: 4, bottom: 0, left: 0 }} barCategoryGap={1}>
+                <CartesianGrid vertical={false} stroke="currentColor" strokeOpacity={0.15} />
+                <XAxis
+                  dataKey="bucket"
+                  tickFormatter={tickFormatter(spanMs, mode)}
+                  tick={{ fill: "currentColor", fontSize: 11 }}
+                  tickLine={false}
+                  axisLine={false}
+                  minTickGap={24}
+                />
+                <YAxis
+                  allowDecimals={false}
+                  tickFormatter={(value: number) => compactNumber(value)}
+                  tick={{ fill: "currentColor", fontSize: 11 }}
+                  tickLine={false}
+                  axisLine={false}
+                  width={yAxisWidth(max)}
+                />
+                <Tooltip content={(props) => <ChartTooltip {...props} mode={mode} />} cursor={{ fill: "currentColor", fillOpacity: 0.08 }} />
+                {LEVELS.map((level) => (
+                  <Bar key={level} dataKey={level} stackId="levels" fill={LEVEL_COLORS[level]} isAnimationActive={false} />
+                ))}
+              </BarChart>
+            </ResponsiveContainer>
+          )}
         </div>
         <figcaption className="mt-1 text-right text-[11px]">Times in {mode === "utc" ? "UTC" : `your time zone (${zoneName("local")})`}</figcaption>
       </figure>

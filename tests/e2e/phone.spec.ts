@@ -10,6 +10,11 @@ const STACK = "TypeError: Cannot read properties of undefined (reading 'id')\n  
 
 test("every page works at phone width, with the first issue and event on the first screen", async ({ page, request }, testInfo) => {
   const noReactErrors = watchReactErrors(page);
+  // A chart drawn while folded away (display: none) measures 0 x 0, and the chart library says so.
+  const chartSizeWarnings: string[] = [];
+  page.on("console", (message) => {
+    if (/width\(0\) and height\(0\)/.test(message.text())) chartSizeWarnings.push(message.text());
+  });
   const email = uniqueEmail("phone");
   await page.goto("/signin");
   await screenshot(page, testInfo, "phone-signin");
@@ -54,6 +59,9 @@ test("every page works at phone width, with the first issue and event on the fir
   await expect(page.getByRole("img", { name: /Events per level over time/ })).toBeHidden();
   await page.getByRole("button", { name: "Show chart" }).click();
   await expect(page.getByRole("img", { name: /Events per level over time/ })).toBeVisible();
+  // Drawn once shown: its bars are there, and nothing was drawn at 0 x 0 before.
+  await expect(page.getByRole("img", { name: /Events per level over time/ }).locator("path.recharts-rectangle").first()).toBeVisible();
+  expect(chartSizeWarnings).toEqual([]);
   await page.getByRole("list", { name: "Events" }).locator("summary").filter({ hasText: "TypeError: Cannot read properties" }).click();
   await expect(page.getByRole("list", { name: "Stack trace" })).toBeVisible();
   await screenshot(page, testInfo, "phone-events");
