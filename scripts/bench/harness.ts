@@ -146,7 +146,19 @@ function processGroupCpuMs(pgid: number): number {
   return (total * 1000) / ticks;
 }
 
-export type WrkResult = { rps: number; requests: number; p50: number; p90: number; p99: number; max: number; non2xx: number; errors: number; cpuMsPerRequest: number };
+export type WrkResult = {
+  rps: number;
+  requests: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  non2xx: number;
+  errors: number;
+  cpuMsPerRequest: number;
+  /** The load generator's own CPU per request. */
+  wrkCpuMsPerRequest: number;
+};
 
 function toMs(value: string): number {
   const match = /^([\d.]+)(us|ms|s|m)$/.exec(value.trim());
@@ -161,8 +173,9 @@ export async function wrk(server: Server, opts: { path: string; connections: num
   if (opts.script) args.push("-s", opts.script);
   args.push(`${server.base}${opts.path}`);
   const cpuBefore = server.cpuMs();
+  // Through bash's `times`: wrk's own CPU (it shares the 2 cores with the server and PostgreSQL).
   const out = await new Promise<string>((resolve, reject) => {
-    const child = spawn("wrk", args, { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn("bash", ["-c", 'wrk "$@"; status=$?; times; exit $status', "wrk", ...args], { stdio: ["ignore", "pipe", "pipe"] });
     let text = "";
     child.stdout.on("data", (d) => (text += d));
     child.stderr.on("data", (d) => (text += d));
@@ -183,5 +196,13 @@ export async function wrk(server: Server, opts: { path: string; connections: num
     non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0),
     errors: errorsLine ? errorsLine.slice(1).reduce((n, v) => n + Number(v), 0) : 0,
     cpuMsPerRequest: requests > 0 ? cpu / requests : NaN,
+    wrkCpuMsPerRequest: requests > 0 ? childCpuMs(out) / requests : NaN,
   };
+}
+
+/** Children's user + system CPU from bash's `times` (its second line: "0m1.234s 0m0.567s"), in ms. */
+function childCpuMs(out: string): number {
+  const lines = out.trim().split("\n");
+  const m = /^(\d+)m([\d.]+)s (\d+)m([\d.]+)s$/.exec(lines[lines.length - 1]!.trim());
+  return m ? (Number(m[1]) * 60 + Number(m[2]) + Number(m[3]) * 60 + Number(m[4])) * 1000 : NaN;
 }

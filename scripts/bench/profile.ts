@@ -88,12 +88,11 @@ async function main() {
     fs.writeFileSync(script, wrkScript({ projectId: project.id, apiKey, idsDir, batch: BATCH }));
     await wrk(server, { path: "/", connections: 8, seconds: 3, script }); // warm-up
     const pgBefore = cpuMsOf("postgres");
-    const wrkBefore = cpuMsOf("wrk");
     const r = await wrk(server, { path: "/", connections: CONNECTIONS, seconds: DURATION, script });
     const pgMs = cpuMsOf("postgres") - pgBefore;
     console.log(
       `${BATCH ? `batch ${BATCH}` : "single"} c${CONNECTIONS}: ${Math.round(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms; ` +
-        `CPU per request: server ${r.cpuMsPerRequest.toFixed(2)} ms, PostgreSQL ${(pgMs / r.requests).toFixed(2)} ms, wrk ${((cpuMsOf("wrk") - wrkBefore) / r.requests).toFixed(2)} ms`,
+        `CPU per request: server ${r.cpuMsPerRequest.toFixed(2)} ms, PostgreSQL ${(pgMs / r.requests).toFixed(2)} ms, wrk ${r.wrkCpuMsPerRequest.toFixed(2)} ms`,
     );
     stop();
     stop = () => {};

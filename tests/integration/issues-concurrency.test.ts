@@ -8,6 +8,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { prisma } from "@/lib/db/client";
 import { issueGroupingKey } from "@/lib/issues/template";
+import { seedEvents } from "@/tests/helpers/events";
 import { makeProject, sendBatch, sendEvent } from "@/tests/helpers/ingest";
 
 const TEMPLATES = [
@@ -66,5 +67,34 @@ describe("grouping under concurrent ingestion (property)", () => {
       }),
       { numRuns: 12 },
     );
+  });
+
+  // One process mostly writes one statement at a time (lib/events/store.ts);
+  // several instances, or a backlog of big batches, write side by side. Each
+  // statement here holds the same issues and minutes in its own order: a
+  // lock taken out of order would deadlock one of them (seedEvents does not
+  // retry), and a lost update would break the totals.
+  it("statements side by side on the same issues and minutes never deadlock, and lose no count", async () => {
+    const project = await makeProject("side-by-side");
+    const now = Date.now();
+    const seeds = fc.sample(
+      fc.shuffledSubarray(
+        Array.from({ length: 120 }, (_, i) => ({
+          level: (["error", "warn", "info"] as const)[i % 3],
+          message: TEMPLATES[Math.floor(i / 3) % TEMPLATES.length]!(`ord_${i}x`, i),
+          at: new Date(now - (i % 4) * 60_000),
+        })),
+        { minLength: 120, maxLength: 120 },
+      ),
+      { numRuns: 8, seed: 7 },
+    );
+    await Promise.all(seeds.map((events) => seedEvents(project.id, events)));
+
+    const [row] = await prisma.$queryRaw<{ issues: bigint; total: bigint; minutes: bigint; hours: bigint }[]>`
+      SELECT count(*)::bigint AS issues, sum(i.count)::bigint AS total,
+             (SELECT sum(count) FROM issue_counts WHERE project_id = ${project.id})::bigint AS minutes,
+             (SELECT sum(count) FROM issue_hours WHERE project_id = ${project.id})::bigint AS hours
+      FROM issues i WHERE i.project_id = ${project.id}`;
+    expect(row).toEqual({ issues: 18n, total: 960n, minutes: 960n, hours: 960n });
   });
 });
