@@ -39,6 +39,9 @@ type Pending = WriteRequest & { resolve: (settled: Settled) => void; reject: (er
 const MAX_ROWS_PER_FLUSH = 2_000;
 // Queued rows that start a statement beside one in flight.
 const PARALLEL_FLUSH_ROWS = MAX_ROWS_PER_FLUSH / 4;
+// A statement in flight this long starts another beside it for the requests
+// waiting: a flush of single events takes a few milliseconds.
+const STALLED_STATEMENT_MS = 50;
 // A flush that lost a deadlock or serialization race is tried again, whole.
 const MAX_CONFLICT_RETRIES = 3;
 
@@ -63,6 +66,9 @@ class EventWriter {
   private queuedRows = 0;
   private inFlight = 0;
   private scheduled = false;
+  /** When the newest statement in flight started (performance.now()). */
+  private lastStartedAt = 0;
+  private stallTimer: NodeJS.Timeout | null = null;
 
   write(request: WriteRequest): Promise<WriteOutcome> {
     const committed = new Promise<Settled>((resolve, reject) => {
@@ -81,20 +87,27 @@ class EventWriter {
 
   /**
    * One statement at a time, each taking every request that arrived while
-   * the previous one committed; another alongside only while the backlog is
-   * big enough to fill much of a statement (large batches), up to
-   * INGEST_MAX_CONCURRENT_WRITES. Statements side by side each pay their own
-   * round trip, plan and commit for fewer rows: at 16 connections, four of
-   * them carried 24% less than the no-database route, one 13% (npm run
+   * the previous one committed. Another starts alongside, up to
+   * INGEST_MAX_CONCURRENT_WRITES, only while the backlog is big enough to
+   * fill much of a statement (large batches), or when the newest statement
+   * has run for STALLED_STATEMENT_MS (waiting on a row lock, or on a
+   * checkpoint's disk), so that one slow statement does not hold up every
+   * request behind it. Statements side by side each pay their own round
+   * trip, plan and commit for fewer rows: at 16 connections, four of them
+   * carried 24% less than the no-database route, one 13% (npm run
    * bench:ingest).
    */
   private mayStartFlush(): boolean {
     if (this.queue.length === 0 || this.inFlight >= settings().ingest.maxConcurrentWrites) return false;
-    return this.inFlight === 0 || this.queuedRows >= PARALLEL_FLUSH_ROWS;
+    return this.inFlight === 0 || this.queuedRows >= PARALLEL_FLUSH_ROWS || performance.now() - this.lastStartedAt >= STALLED_STATEMENT_MS;
   }
 
   private schedule(): void {
-    if (this.scheduled || !this.mayStartFlush()) return;
+    if (this.scheduled) return;
+    if (!this.mayStartFlush()) {
+      this.watchForStall();
+      return;
+    }
     this.scheduled = true;
     // Let the requests that arrive in this turn of the event loop join.
     setImmediate(() => {
@@ -107,11 +120,23 @@ class EventWriter {
     while (this.mayStartFlush()) {
       const batch = this.takeBatch();
       this.inFlight++;
+      this.lastStartedAt = performance.now();
       void this.commit(batch).finally(() => {
         this.inFlight--;
         this.schedule();
       });
     }
+  }
+
+  /** Requests wait behind a statement in flight: look again once it could count as stalled. */
+  private watchForStall(): void {
+    if (this.stallTimer || this.queue.length === 0 || this.inFlight === 0) return;
+    const wait = Math.max(0, this.lastStartedAt + STALLED_STATEMENT_MS - performance.now());
+    this.stallTimer = setTimeout(() => {
+      this.stallTimer = null;
+      this.schedule();
+    }, wait);
+    this.stallTimer.unref();
   }
 
   /**
