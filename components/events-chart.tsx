@@ -4,9 +4,9 @@ import { useState } from "react";
 import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis, type TooltipContentProps } from "recharts";
 import { LEVEL_COLORS, type Level } from "@/components/level-badge";
 import { compactNumber, formatCount } from "@/components/number-format";
-import { formatTime, zoneName, type TimeZoneMode } from "@/components/time-format";
+import { formatTime, zoneName } from "@/components/time-format";
 import { useMediaQuery } from "@/components/use-media-query";
-import { useTimeZoneMode } from "@/components/use-time-zone";
+import { useTimeZone, type TimeZoneChoice } from "@/components/use-time-zone";
 import type { HistogramBucket } from "@/lib/events/histogram";
 
 const LEVELS: Level[] = ["error", "warn", "info"];
@@ -14,10 +14,10 @@ const LEVEL_NAMES: Record<Level, [string, string]> = { error: ["error", "errors"
 const DAY = 86_400_000;
 
 /** Axis ticks: hours within two days, days beyond; the zone is named once, beside the chart. */
-function tickFormatter(spanMs: number, mode: TimeZoneMode) {
+function tickFormatter(spanMs: number, { mode, zone }: TimeZoneChoice) {
   const format = new Intl.DateTimeFormat("en-US", {
     ...(spanMs <= 2 * DAY ? { hour: "2-digit", minute: "2-digit", hourCycle: "h23" } : { month: "short", day: "numeric" }),
-    timeZone: mode === "utc" ? "UTC" : undefined,
+    timeZone: mode === "utc" ? "UTC" : zone,
   });
   return (iso: string) => format.format(new Date(iso));
 }
@@ -27,11 +27,11 @@ export function yAxisWidth(maxValue: number): number {
   return Math.max(24, compactNumber(maxValue).length * 7 + 10);
 }
 
-function ChartTooltip({ active, payload, label, mode }: TooltipContentProps & { mode: TimeZoneMode }) {
+function ChartTooltip({ active, payload, label, choice }: TooltipContentProps & { choice: TimeZoneChoice }) {
   if (!active || !payload?.length) return null;
   return (
     <div className="rounded-md border border-zinc-200 bg-white px-3 py-2 text-xs shadow-md dark:border-zinc-700 dark:bg-zinc-900">
-      <p className="mb-1 font-medium">{formatTime(String(label), mode)}</p>
+      <p className="mb-1 font-medium">{formatTime(String(label), choice.mode, "datetime", choice.zone)}</p>
       {[...payload].reverse().map((item) => (
         <p key={String(item.dataKey)} className="flex items-center gap-2">
           <span className="inline-block size-2 rounded-sm" style={{ background: item.color }} />
@@ -50,7 +50,7 @@ function ChartTooltip({ active, payload, label, mode }: TooltipContentProps & { 
  * to the list.
  */
 export function EventsChart({ data }: { data: HistogramBucket[] }) {
-  const mode = useTimeZoneMode();
+  const choice = useTimeZone();
   const [open, setOpen] = useState(false);
   // Tailwind's `sm`: from there on the chart is always shown. The chart is
   // drawn only while shown: hidden (display: none), it measures 0 x 0 and
@@ -94,7 +94,7 @@ export function EventsChart({ data }: { data: HistogramBucket[] }) {
                 <CartesianGrid vertical={false} stroke="currentColor" strokeOpacity={0.15} />
                 <XAxis
                   dataKey="bucket"
-                  tickFormatter={tickFormatter(spanMs, mode)}
+                  tickFormatter={tickFormatter(spanMs, choice)}
                   tick={{ fill: "currentColor", fontSize: 11 }}
                   tickLine={false}
                   axisLine={false}
@@ -108,7 +108,7 @@ export function EventsChart({ data }: { data: HistogramBucket[] }) {
                   axisLine={false}
                   width={yAxisWidth(max)}
                 />
-                <Tooltip content={(props) => <ChartTooltip {...props} mode={mode} />} cursor={{ fill: "currentColor", fillOpacity: 0.08 }} />
+                <Tooltip content={(props) => <ChartTooltip {...props} choice={choice} />} cursor={{ fill: "currentColor", fillOpacity: 0.08 }} />
                 {LEVELS.map((level) => (
                   <Bar key={level} dataKey={level} stackId="levels" fill={LEVEL_COLORS[level]} isAnimationActive={false} />
                 ))}
@@ -116,7 +116,7 @@ export function EventsChart({ data }: { data: HistogramBucket[] }) {
             </ResponsiveContainer>
           )}
         </div>
-        <figcaption className="mt-1 text-right text-[11px]">Times in {mode === "utc" ? "UTC" : `your time zone (${zoneName("local")})`}</figcaption>
+        <figcaption className="mt-1 text-right text-[11px]">Times in {choice.mode === "utc" ? "UTC" : `your time zone (${zoneName("local", choice.zone)})`}</figcaption>
       </figure>
     </div>
   );

@@ -1,7 +1,7 @@
 "use client";
 
 import { formatRelative, formatTime, type TimeFormat } from "@/components/time-format";
-import { useNow, useTimeZoneMode } from "@/components/use-time-zone";
+import { useNow, useTimeZone } from "@/components/use-time-zone";
 
 type Props = {
   iso: string;
@@ -16,17 +16,17 @@ type Props = {
 
 /**
  * A time, by the dashboard's one rule (components/time-format.ts): in the
- * zone the reader picked with the Local/UTC toggle, with the zone's name. The
- * server renders UTC; the browser switches to the reader's choice after
- * hydration. The tooltip always has the exact time in both zones.
+ * zone the reader picked with the Local/UTC toggle, with the zone's name (the
+ * server writes it as the browser will: components/use-time-zone.ts). The
+ * tooltip always has the exact time in both zones.
  */
 export function LocalTime({ iso, format = "datetime", renderedAt }: Props) {
-  const mode = useTimeZoneMode();
+  const { mode, zone } = useTimeZone();
   // Without `renderedAt`, the server writes the absolute time and the browser the relative one.
   const now = useNow(renderedAt ?? null);
-  const exact = formatTime(iso, mode, "precise");
+  const exact = formatTime(iso, mode, "precise", zone);
   const title = mode === "utc" ? exact : `${exact} (${formatTime(iso, "utc", "precise")})`;
-  const text = format !== "relative" ? formatTime(iso, mode, format) : now === null ? formatTime(iso, mode) : formatRelative(iso, now);
+  const text = format !== "relative" ? formatTime(iso, mode, format, zone) : now === null ? formatTime(iso, mode, "datetime", zone) : formatRelative(iso, now);
   return (
     <time dateTime={iso} title={title}>
       {text}

@@ -78,9 +78,10 @@ export function formatTime(time: string | number | Date, mode: TimeZoneMode, for
   return formatter(format, zone, format !== "date").format(date).replace(" at ", ", ");
 }
 
-/** The name of the reader's zone for labels ("Europe/Paris"), or "UTC". */
-export function zoneName(mode: TimeZoneMode): string {
+/** The name of the reader's zone for labels ("Europe/Paris"), or "UTC"; `timeZone`: the one the server was told. */
+export function zoneName(mode: TimeZoneMode, timeZone?: string): string {
   if (mode === "utc") return "UTC";
+  if (timeZone) return timeZone;
   try {
     return Intl.DateTimeFormat().resolvedOptions().timeZone || "local time";
   } catch {

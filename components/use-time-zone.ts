@@ -1,7 +1,8 @@
 "use client";
 
-import { useSyncExternalStore } from "react";
+import { createContext, useContext, useSyncExternalStore } from "react";
 import type { TimeZoneMode } from "@/components/time-format";
+import { TIME_ZONE_COOKIE } from "@/components/time-zone-cookie";
 
 const STORAGE_KEY = "telltale:time-zone";
 const CHANGE_EVENT = "telltale:time-zone-change";
@@ -28,13 +29,41 @@ function subscribeMode(onChange: () => void): () => void {
 }
 
 /**
- * The zone the reader chose for absolute times: their own (the default) or
- * UTC, kept in localStorage. The server does not know the reader's zone, so
- * it (and the hydration pass) renders UTC; the browser then switches to the
- * stored choice, without a hydration mismatch.
+ * What the server knows of the reader's choice (the dashboard's layout reads
+ * it from a cookie): "utc", an IANA zone name, or null (nothing yet: UTC).
  */
+export const ServerTimeZoneContext = createContext<string | null>(null);
+
+export type TimeZoneChoice = {
+  mode: TimeZoneMode;
+  /** The zone to format "local" times in; absent: the browser's own. */
+  zone?: string;
+};
+
+const UTC: TimeZoneChoice = { mode: "utc" };
+const LOCAL: TimeZoneChoice = { mode: "local" };
+const choices = new Map<string, TimeZoneChoice>();
+
+/**
+ * The zone the reader chose for absolute times: their own (the default) or
+ * UTC, kept in localStorage and mirrored in a cookie. The server (and the
+ * hydration pass) writes what the cookie says, in the zone the browser last
+ * reported; the browser then uses its own zone, which is the same unless the
+ * reader has travelled since, so the times do not change under the reader.
+ * Without the cookie (a first visit) the server writes UTC.
+ */
+export function useTimeZone(): TimeZoneChoice {
+  const server = useContext(ServerTimeZoneContext);
+  const snapshot = useSyncExternalStore(subscribeMode, readMode, () => server ?? "utc");
+  if (snapshot === "utc") return UTC;
+  if (snapshot === "local") return LOCAL;
+  let choice = choices.get(snapshot);
+  if (!choice) choices.set(snapshot, (choice = { mode: "local", zone: snapshot }));
+  return choice;
+}
+
 export function useTimeZoneMode(): TimeZoneMode {
-  return useSyncExternalStore(subscribeMode, readMode, () => "utc");
+  return useTimeZone().mode;
 }
 
 export function setTimeZoneMode(mode: TimeZoneMode): void {
@@ -43,7 +72,22 @@ export function setTimeZoneMode(mode: TimeZoneMode): void {
   } catch {
     // not persisted; still applied to this page below
   }
+  rememberTimeZoneInCookie();
   window.dispatchEvent(new Event(CHANGE_EVENT));
+}
+
+/** The choice, for the server's next page: "utc", or this browser's zone now. */
+export function rememberTimeZoneInCookie(): void {
+  let value = "utc";
+  if (readMode() === "local") {
+    try {
+      value = Intl.DateTimeFormat().resolvedOptions().timeZone || "utc";
+    } catch {
+      value = "utc";
+    }
+  }
+  const secure = window.location.protocol === "https:" ? "; secure" : "";
+  document.cookie = `${TIME_ZONE_COOKIE}=${value}; path=/; max-age=31536000; samesite=lax${secure}`;
 }
 
 // One clock for every relative time on the page, ticking while any is shown.

@@ -13,7 +13,7 @@ const STACK = [
 ].join("\n");
 
 test("the events tab: filters drive the list and the chart, context reads well, times follow the toggle", async ({ page, request }, testInfo) => {
-  // The server writes UTC and the browser switches to Asia/Kolkata: without a hydration error.
+  // A first visit: the server writes UTC (no cookie names the zone yet) and the browser switches to Asia/Kolkata, without a hydration error.
   const noReactErrors = watchReactErrors(page);
   await signInNewUser(page, "events");
   const project = await createProject(page, "Storefront");
@@ -79,6 +79,15 @@ test("the events tab: filters drive the list and the chart, context reads well, 
   await test.step("times: the reader's zone by default, UTC at a click, remembered", async () => {
     const time = page.getByRole("list", { name: "Events" }).getByRole("listitem").first().locator("summary time");
     await expect(time).toContainText("GMT+5:30");
+    // The server writes times as the browser shows them (a cookie names the
+    // reader's zone), so nothing switches from UTC once the page has loaded.
+    const zoneCookie = async () => (await page.context().cookies()).find((c) => c.name === "telltale-tz")?.value;
+    const served = async () => (await page.request.get(`/projects/${project.id}/events`)).text();
+    // (Chromium may name the zone by its older alias, Asia/Calcutta.)
+    const browserZone = await page.evaluate(() => Intl.DateTimeFormat().resolvedOptions().timeZone);
+    expect(["Asia/Kolkata", "Asia/Calcutta"]).toContain(browserZone);
+    await expect.poll(zoneCookie).toBe(browserZone);
+    expect(await served()).toContain("GMT+5:30");
     const toggle = page.getByRole("group", { name: "Show times in" });
     await expect(toggle.getByRole("button", { name: "Local" })).toHaveAttribute("aria-pressed", "true");
     await toggle.getByRole("button", { name: "UTC" }).click();
@@ -89,6 +98,8 @@ test("the events tab: filters drive the list and the chart, context reads well, 
     const utcText = new Date(iso).toISOString().slice(11, 19);
     await expect(time).toContainText(utcText);
     await expect(page.getByText("Times in UTC")).toBeVisible();
+    expect(await zoneCookie()).toBe("utc");
+    expect(await served()).not.toContain("GMT+5:30");
 
     await page.reload();
     await expect(time).toContainText("UTC");
