@@ -27,8 +27,11 @@ export function LocalTime({ iso, format = "datetime", renderedAt }: Props) {
   const exact = formatTime(iso, mode, "precise", zone);
   const title = mode === "utc" ? exact : `${exact} (${formatTime(iso, "utc", "precise")})`;
   const text = format !== "relative" ? formatTime(iso, mode, format, zone) : now === null ? formatTime(iso, mode, "datetime", zone) : formatRelative(iso, now);
+  // The server and the browser each format with their own copy of the
+  // time-zone rules; where those differ (a zone that changed its offset
+  // lately), the browser's text wins without a hydration error.
   return (
-    <time dateTime={iso} title={title}>
+    <time dateTime={iso} title={title} suppressHydrationWarning>
       {text}
     </time>
   );

@@ -72,14 +72,14 @@ export function setTimeZoneMode(mode: TimeZoneMode): void {
   } catch {
     // not persisted; still applied to this page below
   }
-  rememberTimeZoneInCookie();
+  rememberTimeZoneInCookie(mode);
   window.dispatchEvent(new Event(CHANGE_EVENT));
 }
 
-/** The choice, for the server's next page: "utc", or this browser's zone now. */
-export function rememberTimeZoneInCookie(): void {
+/** The choice (default: the stored one), for the server's next page: "utc", or this browser's zone now. */
+export function rememberTimeZoneInCookie(mode: TimeZoneMode = readMode()): void {
   let value = "utc";
-  if (readMode() === "local") {
+  if (mode === "local") {
     try {
       value = Intl.DateTimeFormat().resolvedOptions().timeZone || "utc";
     } catch {

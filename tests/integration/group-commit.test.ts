@@ -29,12 +29,50 @@ describe.skipIf(inject("databaseKind") !== "external")("group commit behind a st
         await new Promise((r) => setTimeout(r, 10)); // polling another session's state: there is no event to await
       }
 
-      const other = await sendEvent(p.apiKey, event("Search index unavailable"));
-      expect(other.status).toBe(201);
+      // Two in turn: each is stored while the first statement still waits.
+      expect((await sendEvent(p.apiKey, event("Search index unavailable"))).status).toBe(201);
+      expect((await sendEvent(p.apiKey, event("Search index unavailable"))).status).toBe(201);
       expect(stalledSettled).toBe(false);
 
       await blocker.query("COMMIT");
       expect((await stalled).status).toBe(201);
+      expect(await countEvents(p.id)).toBe(4);
+    } finally {
+      await blocker.end();
+    }
+  }, 30_000);
+
+  // A client that retries a slow request sends the same Idempotency-Key
+  // while the first is still being stored: the retry waits for it (and then
+  // replays its answer) instead of joining a statement that would wait on
+  // the first one's claim, with every other request in it.
+  it("holds back a retry of a request whose statement is stalled, and stores the others meanwhile; the retry then replays the first answer", async () => {
+    const p = await makeProject("stall-retry");
+    const event = (message: string) => ({ level: "error", message, projectId: p.id });
+    expect((await sendEvent(p.apiKey, event("Payment provider timed out"))).status).toBe(201);
+    const idempotent = { headers: { "Idempotency-Key": "checkout-7f3a" } };
+
+    const blocker = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await blocker.connect();
+    try {
+      await blocker.query("BEGIN");
+      await blocker.query("SELECT 1 FROM issues WHERE project_id = $1 FOR UPDATE", [p.id]);
+      const settled = new Set<string>();
+      const first = sendEvent(p.apiKey, event("Payment provider timed out"), idempotent).finally(() => settled.add("first"));
+      for (;;) {
+        const { rows } = await blocker.query("SELECT 1 FROM pg_stat_activity WHERE pg_backend_pid() = ANY(pg_blocking_pids(pid))");
+        if (rows.length > 0) break;
+        await new Promise((r) => setTimeout(r, 10)); // polling another session's state: there is no event to await
+      }
+      const retry = sendEvent(p.apiKey, event("Payment provider timed out"), idempotent).finally(() => settled.add("retry"));
+
+      expect((await sendEvent(p.apiKey, event("Search index unavailable"))).status).toBe(201);
+      expect([...settled]).toEqual([]);
+
+      await blocker.query("COMMIT");
+      const [a, b] = await Promise.all([first, retry]);
+      expect([a.status, b.status, b.res.headers.get("idempotent-replayed")]).toEqual([201, 201, "true"]);
+      expect(b.body.id).toBe(a.body.id);
       expect(await countEvents(p.id)).toBe(3);
     } finally {
       await blocker.end();
