@@ -95,9 +95,9 @@ class EventWriter {
    * flight has run for STALLED_STATEMENT_MS (waiting on a row lock, or on a
    * checkpoint's disk), so that one slow statement does not hold up the
    * requests behind it. Statements side by side each pay their own round
-   * trip, plan and commit for fewer rows: at 16 connections, four of them
-   * carried 24% less than the no-database route, one 13% (npm run
-   * bench:ingest).
+   * trip, plan and commit for fewer rows: at 16 connections, with four of
+   * them ingestion reached 75-79% of the no-database route, one at a time
+   * 79-88% (npm run bench:ingest).
    */
   private mayStartFlush(): boolean {
     const inFlight = this.inFlightSince.size;
