@@ -7,6 +7,26 @@ import pg from "pg";
 import { describe, expect, inject, it } from "vitest";
 import { countEvents, makeProject, sendEvent } from "@/tests/helpers/ingest";
 
+/** Another session holds every issue row of a project, until release(). */
+async function lockIssuesOf(projectId: string) {
+  const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  await client.connect();
+  await client.query("BEGIN");
+  await client.query("SELECT 1 FROM issues WHERE project_id = $1 FOR UPDATE", [projectId]);
+  return {
+    /** Resolves once a statement waits for these rows. */
+    async untilSomeoneWaits() {
+      for (;;) {
+        const { rows } = await client.query("SELECT 1 FROM pg_stat_activity WHERE pg_backend_pid() = ANY(pg_blocking_pids(pid))");
+        if (rows.length > 0) return;
+        await new Promise((r) => setTimeout(r, 10)); // polling another session's state: there is no event to await
+      }
+    },
+    release: () => client.query("COMMIT"),
+    end: () => client.end(),
+  };
+}
+
 // The embedded database serves one connection: nothing runs beside a statement that waits.
 describe.skipIf(inject("databaseKind") !== "external")("group commit behind a stalled statement", () => {
   it("stores a request for another issue while a statement waits on a row lock; the waiting one is stored once the lock is gone", async () => {
@@ -14,27 +34,20 @@ describe.skipIf(inject("databaseKind") !== "external")("group commit behind a st
     const event = (message: string) => ({ level: "error", message, projectId: p.id });
     expect((await sendEvent(p.apiKey, event("Payment provider timed out"))).status).toBe(201);
 
-    const blocker = new pg.Client({ connectionString: process.env.DATABASE_URL });
-    await blocker.connect();
+    const blocker = await lockIssuesOf(p.id);
     try {
-      await blocker.query("BEGIN");
-      await blocker.query("SELECT 1 FROM issues WHERE project_id = $1 FOR UPDATE", [p.id]);
       let stalledSettled = false;
       const stalled = sendEvent(p.apiKey, event("Payment provider timed out")).finally(() => {
         stalledSettled = true;
       });
-      for (;;) {
-        const { rows } = await blocker.query("SELECT 1 FROM pg_stat_activity WHERE pg_backend_pid() = ANY(pg_blocking_pids(pid))");
-        if (rows.length > 0) break;
-        await new Promise((r) => setTimeout(r, 10)); // polling another session's state: there is no event to await
-      }
+      await blocker.untilSomeoneWaits();
 
       // Two in turn: each is stored while the first statement still waits.
       expect((await sendEvent(p.apiKey, event("Search index unavailable"))).status).toBe(201);
       expect((await sendEvent(p.apiKey, event("Search index unavailable"))).status).toBe(201);
       expect(stalledSettled).toBe(false);
 
-      await blocker.query("COMMIT");
+      await blocker.release();
       expect((await stalled).status).toBe(201);
       expect(await countEvents(p.id)).toBe(4);
     } finally {
@@ -52,24 +65,17 @@ describe.skipIf(inject("databaseKind") !== "external")("group commit behind a st
     expect((await sendEvent(p.apiKey, event("Payment provider timed out"))).status).toBe(201);
     const idempotent = { headers: { "Idempotency-Key": "checkout-7f3a" } };
 
-    const blocker = new pg.Client({ connectionString: process.env.DATABASE_URL });
-    await blocker.connect();
+    const blocker = await lockIssuesOf(p.id);
     try {
-      await blocker.query("BEGIN");
-      await blocker.query("SELECT 1 FROM issues WHERE project_id = $1 FOR UPDATE", [p.id]);
       const settled = new Set<string>();
       const first = sendEvent(p.apiKey, event("Payment provider timed out"), idempotent).finally(() => settled.add("first"));
-      for (;;) {
-        const { rows } = await blocker.query("SELECT 1 FROM pg_stat_activity WHERE pg_backend_pid() = ANY(pg_blocking_pids(pid))");
-        if (rows.length > 0) break;
-        await new Promise((r) => setTimeout(r, 10)); // polling another session's state: there is no event to await
-      }
+      await blocker.untilSomeoneWaits();
       const retry = sendEvent(p.apiKey, event("Payment provider timed out"), idempotent).finally(() => settled.add("retry"));
 
       expect((await sendEvent(p.apiKey, event("Search index unavailable"))).status).toBe(201);
       expect([...settled]).toEqual([]);
 
-      await blocker.query("COMMIT");
+      await blocker.release();
       const [a, b] = await Promise.all([first, retry]);
       expect([a.status, b.status, b.res.headers.get("idempotent-replayed")]).toEqual([201, 201, "true"]);
       expect(b.body.id).toBe(a.body.id);
