@@ -3,7 +3,7 @@
  * the production server with --cpu-prof on a clone of the bench:ingest
  * template (run bench:ingest once first), loads POST /api/events with wrk
  * (grouping load, BENCH_CONNECTIONS, default 16) for BENCH_DURATION seconds
- * (default 10), then prints:
+ * (default 10); BENCH_LIVE=1 loads the no-database route instead; then prints:
  *   - CPU per request of the server, of PostgreSQL's processes and of wrk;
  *   - the server's hottest functions by self time, and by file.
  * The .cpuprofile is kept (its path is printed) for Chrome's DevTools.
@@ -19,6 +19,8 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const PORT = Number(process.env.BENCH_PORT ?? 3100);
 const PREFILL = Number(process.env.BENCH_PREFILL ?? 1_000_000);
 const BATCH = Number(process.env.BENCH_BATCH ?? 0);
+/** BENCH_LIVE=1: profile the no-database route instead, to compare with. */
+const LIVE = process.env.BENCH_LIVE === "1";
 
 process.env.TELLTALE_SECRET ??= "bench-secret-bench-secret-bench-secret-0123";
 process.env.TELLTALE_LOG ??= "silent";
@@ -86,12 +88,13 @@ async function main() {
     fs.mkdirSync(idsDir);
     const script = path.join(dir, "load.lua");
     fs.writeFileSync(script, wrkScript({ projectId: project.id, apiKey, idsDir, batch: BATCH }));
-    await wrk(server, { path: "/", connections: 8, seconds: 3, script }); // warm-up
+    const load = LIVE ? { path: "/api/health/live" } : { path: "/", script };
+    await wrk(server, { ...load, connections: 8, seconds: 3 }); // warm-up
     const pgBefore = cpuMsOf("postgres");
-    const r = await wrk(server, { path: "/", connections: CONNECTIONS, seconds: DURATION, script });
+    const r = await wrk(server, { ...load, connections: CONNECTIONS, seconds: DURATION });
     const pgMs = cpuMsOf("postgres") - pgBefore;
     console.log(
-      `${BATCH ? `batch ${BATCH}` : "single"} c${CONNECTIONS}: ${Math.round(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms; ` +
+      `${LIVE ? "GET /api/health/live" : BATCH ? `batch ${BATCH}` : "single"} c${CONNECTIONS}: ${Math.round(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms; ` +
         `CPU per request: server ${r.cpuMsPerRequest.toFixed(2)} ms, PostgreSQL ${(pgMs / r.requests).toFixed(2)} ms, wrk ${r.wrkCpuMsPerRequest.toFixed(2)} ms`,
     );
     stop();
