@@ -15,11 +15,14 @@ const HOUR_MS = 3_600_000;
 // Small steps with pauses between them (pauseRatio): at 5,000 rows a step and
 // no pause, ingestion's p99 went from 65 to 99 ms while 5 million events were
 // deleted; at 1,000 and a pause as long as each step, 72 to 79 ms (npm run
-// bench:retention), at a third of the speed.
+// bench:retention), at a third of the speed. On a busier 2-core host, a pause
+// as long as the step still cost ingestion a fifth of its throughput (p99 48
+// -> 55 ms, 184 s); three times as long, nothing measurable (1,159 -> 1,130
+// requests/s, p99 53 -> 44 ms: the host's own noise), in 384 s.
 export const DEFAULT_RETENTION_BATCH_SIZE = 1_000;
 
 const MAX_CONFLICT_RETRIES = 3;
-const DEFAULT_PAUSE_RATIO = 1;
+const DEFAULT_PAUSE_RATIO = 3;
 
 /** How long one POST /api/cron/retention deletes before answering (under the route's 60 s maxDuration). */
 export const CRON_RETENTION_BUDGET_MS = 40_000;
@@ -32,9 +35,9 @@ export type RetentionOptions = {
   batchSize?: number;
   /**
    * After each step, a pause this many times as long as the step took
-   * (default 1): retention takes at most half of the database time it could,
-   * and the writes it competes with (ingestion's, on the same index pages and
-   * WAL) keep the rest. 0: no pause (tests, an offline cleanup).
+   * (default 3): retention takes at most a quarter of the database time it
+   * could, and the work it competes with (ingestion's, for the CPU, the WAL
+   * and the disk) keeps the rest. 0: no pause (tests, an offline cleanup).
    */
   pauseRatio?: number;
   /**

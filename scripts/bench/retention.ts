@@ -14,6 +14,8 @@
  *      windows of BENCH_WINDOW seconds (default 10): 3 windows without
  *      deletion, then windows while `runRetention` (RETENTION_DAYS 90, as
  *      `npm run telltale -- retention` runs it) deletes, then 1 after;
+ *      BENCH_RETENTION_BATCH and BENCH_RETENTION_PAUSE override its step
+ *      size and pause ratio;
  *   4. prints each window's requests/s, p50, p99, the deletion's rows/s, and
  *      checks that issue totals did not change and the fresh events remain.
  *
@@ -33,6 +35,8 @@ const WINDOW = Number(process.env.BENCH_WINDOW ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const PORT = Number(process.env.BENCH_PORT ?? 3140);
 const BATCH = process.env.BENCH_RETENTION_BATCH ? Number(process.env.BENCH_RETENTION_BATCH) : undefined;
+/** Pause after each step, as a multiple of the step's time (runRetention's pauseRatio); unset: its default. */
+const PAUSE = process.env.BENCH_RETENTION_PAUSE ? Number(process.env.BENCH_RETENTION_PAUSE) : undefined;
 const PROJECTS = 4;
 const ISSUES_PER_PROJECT = 250;
 const RETENTION_DAYS = 90;
@@ -188,9 +192,9 @@ async function main() {
       show(windows.at(-1)!);
     }
 
-    console.log(`retention (${RETENTION_DAYS} days, batches of ${BATCH ?? "the default"}) starts, with the load`);
+    console.log(`retention (${RETENTION_DAYS} days, batches of ${BATCH ?? "the default"}, pause ratio ${PAUSE ?? "the default"}) starts, with the load`);
     let finished = false;
-    const retention = runRetention({ days: RETENTION_DAYS, batchSize: BATCH }).finally(() => (finished = true));
+    const retention = runRetention({ days: RETENTION_DAYS, batchSize: BATCH, pauseRatio: PAUSE }).finally(() => (finished = true));
     let failures = 0;
     while (!finished) {
       try {
