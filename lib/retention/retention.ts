@@ -34,8 +34,8 @@ export type RetentionOptions = {
   now?: Date;
   batchSize?: number;
   /**
-   * After each step, a pause this many times as long as the step took
-   * (default 3): retention takes at most a quarter of the database time it
+   * After each step that deleted rows, a pause this many times as long as
+   * the step took (default 3): retention takes at most a quarter of the database time it
    * could, and the work it competes with (ingestion's, for the CPU, the WAL
    * and the disk) keeps the rest. 0: no pause (tests, an offline cleanup).
    */
@@ -97,14 +97,19 @@ export async function runRetention(options: RetentionOptions = {}): Promise<Rete
   const deadline = options.budgetMs === undefined ? Infinity : started + options.budgetMs;
   const deleted: RetentionDeleted = { events: 0, minuteCounts: 0, hourCounts: 0, dayCounts: 0, idempotencyKeys: 0 };
   const pauseRatio = options.pauseRatio ?? DEFAULT_PAUSE_RATIO;
-  // Called before each step: pauses after the previous one (pauseRatio),
-  // then says whether the time budget allows another.
+  // Called before each step: pauses after the previous one (pauseRatio) if
+  // it deleted anything (a step that found nothing, in a project with nothing
+  // expired, was one index probe), then says whether the time budget allows
+  // another.
+  const deletedSoFar = () => deleted.events + deleted.minuteCounts + deleted.hourCounts + deleted.dayCounts + deleted.idempotencyKeys;
   let stepStarted = 0;
+  let deletedBefore = 0;
   const nextStep = async () => {
-    const pauseMs = stepStarted ? (Date.now() - stepStarted) * pauseRatio : 0;
+    const pauseMs = stepStarted && deletedSoFar() > deletedBefore ? (Date.now() - stepStarted) * pauseRatio : 0;
     if (pauseMs >= 1) await new Promise((resolve) => setTimeout(resolve, pauseMs));
     if (Date.now() >= deadline) return false;
     stepStarted = Date.now();
+    deletedBefore = deletedSoFar();
     return true;
   };
 
