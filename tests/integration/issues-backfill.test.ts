@@ -9,6 +9,7 @@ import { prisma } from "@/lib/db/client";
 import { issueGroupingKey } from "@/lib/issues/template";
 import { makeProject } from "@/tests/helpers/ingest";
 import { backfillIssues, countUnassignedEvents } from "@/tools/db/backfill-issues";
+import { withMigrationLock } from "@/tools/db/migrate";
 
 /** Rows as the first version of the schema stored them: no issue, no event time. */
 async function insertLegacyEvents(projectId: string, events: { level: "error" | "warn" | "info"; message: string; receivedAt: Date; timestamp?: Date }[]) {
@@ -30,12 +31,16 @@ describe("backfill of events stored before issues", () => {
       // Some carry a client time within 14 days: it becomes the event's time.
       ...(i % 4 === 0 ? { timestamp: new Date(base + i * 45_000 - 30_000) } : {}),
     }));
-    await insertLegacyEvents(project.id, legacy);
     const url = process.env.DATABASE_URL!;
-    expect(await countUnassignedEvents(url)).toBeGreaterThanOrEqual(23);
-
-    const steps: number[] = [];
-    const assigned = await backfillIssues(url, { batch: 5, onProgress: (done) => steps.push(done) });
+    // Every migration run (a CLI test in another file, say) backfills too: it
+    // waits for this lock, so it cannot assign these events first.
+    const { steps, assigned } = await withMigrationLock(url, undefined, async () => {
+      await insertLegacyEvents(project.id, legacy);
+      expect(await countUnassignedEvents(url)).toBeGreaterThanOrEqual(23);
+      const steps: number[] = [];
+      const assigned = await backfillIssues(url, { batch: 5, onProgress: (done) => steps.push(done) });
+      return { steps, assigned };
+    });
     expect(assigned).toBeGreaterThanOrEqual(23);
     expect(steps.length).toBeGreaterThanOrEqual(5); // bounded steps, not one statement
     expect(steps.every((done, i) => i === 0 || done - steps[i - 1]! <= 5)).toBe(true);

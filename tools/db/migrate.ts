@@ -256,7 +256,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * as long as the server, and is invisible to the schema) serves instead, with
  * the holder's pid to recover from a holder that died.
  */
-async function withMigrationLock<T>(url: string, onWait: ((m: string) => void) | undefined, fn: () => Promise<T>): Promise<T> {
+export async function withMigrationLock<T>(url: string, onWait: ((m: string) => void) | undefined, fn: () => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
   client.on("error", () => {});
   await client.connect();
