@@ -57,14 +57,6 @@ export function onIssueTransitions(listener: (transitions: IssueTransition[]) =>
   return () => transitionListeners.delete(listener);
 }
 
-/**
- * Group commit: concurrent requests share one statement (one round trip, one
- * commit) that stores their events, upserts their issues and per-minute
- * counts, and claims their idempotency keys. A request's promise settles only
- * after that statement has committed, so the caller acknowledges nothing that
- * is not durable. Requests are never split across statements, so each stays
- * all-or-nothing.
- */
 /** What the writer knows when it decides whether to start a statement. */
 export type WriterState = {
   /** Requests waiting, and their rows. */
@@ -109,6 +101,14 @@ export function msUntilStatementMayStart(s: WriterState): number | null {
   return Math.max(1, Math.min(STALLED_STATEMENT_MS - s.newestStatementMs, QUIET_ARRIVALS_MS - s.sinceLastArrivalMs));
 }
 
+/**
+ * Group commit: concurrent requests share one statement (one round trip, one
+ * commit) that stores their events, upserts their issues and per-minute
+ * counts, and claims their idempotency keys. A request's promise settles only
+ * after that statement has committed, so the caller acknowledges nothing that
+ * is not durable. Requests are never split across statements, so each stays
+ * all-or-nothing.
+ */
 class EventWriter {
   private queue: Pending[] = [];
   private queuedRows = 0;

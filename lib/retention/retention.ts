@@ -35,9 +35,10 @@ export type RetentionOptions = {
   batchSize?: number;
   /**
    * After each step that deleted rows, a pause this many times as long as
-   * the step took (default 3): retention takes at most a quarter of the database time it
-   * could, and the work it competes with (ingestion's, for the CPU, the WAL
-   * and the disk) keeps the rest. 0: no pause (tests, an offline cleanup).
+   * the step took (default 3): retention takes at most a quarter of the
+   * database time it could, and the work it competes with (ingestion's, for
+   * the CPU, the WAL and the disk) keeps the rest. 0: no pause (tests, an
+   * offline cleanup).
    */
   pauseRatio?: number;
   /**
