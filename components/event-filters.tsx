@@ -17,13 +17,15 @@ export const RANGES = [
 /**
  * The events page's filters. Selects apply at once. A custom range is typed
  * in the zone the reader chose for times (Local/UTC): `tz` carries that
- * zone's offset from UTC.
+ * zone's IANA name.
  */
 export function EventFilters({ action, values }: { action: string; values: EventFilterValues }) {
   const [range, setRange] = useState(values.range);
   const mode = useTimeZoneMode();
   const hydrated = useHydrated();
-  const tz = !hydrated ? "" : mode === "utc" ? "0" : String(new Date().getTimezoneOffset());
+  // The zone's name, not today's offset: the server reads each time with its
+  // own date's offset (a July range typed in November, across a DST change).
+  const tz = !hydrated ? "" : mode === "utc" ? "UTC" : Intl.DateTimeFormat().resolvedOptions().timeZone;
   const zone = mode === "utc" ? "UTC" : "your time";
 
   return (

@@ -5,17 +5,13 @@
  * Written by the browser (components/use-time-zone.ts), read by the
  * dashboard's layout.
  */
+import { knownTimeZone } from "@/lib/events/wall-time";
+
 export const TIME_ZONE_COOKIE = "telltale-tz";
 
 /** A cookie value -> "utc", a zone this runtime knows, or null (no choice known: the server writes UTC). */
 export function parseTimeZoneCookie(value: string | undefined): string | null {
   if (!value) return null;
   if (value === "utc") return "utc";
-  if (value.length > 64 || !/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(value)) return null;
-  try {
-    new Intl.DateTimeFormat("en-US", { timeZone: value });
-    return value;
-  } catch {
-    return null; // not a zone this runtime knows
-  }
+  return knownTimeZone(value);
 }

@@ -59,6 +59,27 @@ test("the events tab: filters drive the list and the chart, context reads well, 
     await page.goto(`/projects/${project.id}/events`);
   });
 
+  await test.step("a custom range is read in the reader's zone, named, not as today's offset", async () => {
+    // datetime-local values in the browser's own zone (Asia/Kolkata): from an hour ago to an hour ahead, then a range that ended before.
+    const local = (offsetMinutes: number) =>
+      page.evaluate((m) => {
+        const d = new Date(Date.now() + m * 60_000);
+        const pad = (n: number) => String(n).padStart(2, "0");
+        return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+      }, offsetMinutes);
+    await page.getByLabel("Time range").selectOption("custom");
+    await page.getByLabel("From (your time)").fill(await local(-60));
+    await page.getByLabel("To (your time)").fill(await local(60));
+    await page.getByRole("button", { name: "Apply" }).click();
+    await expect(page).toHaveURL(/tz=Asia%2F(Kolkata|Calcutta)/);
+    await expect(page.getByRole("list", { name: "Events" }).getByRole("listitem")).toHaveCount(3);
+    // Read as UTC, "an hour ago" here would be 4.5 hours ahead: the events would be left out.
+    await page.getByLabel("To (your time)").fill(await local(-30));
+    await page.getByRole("button", { name: "Apply" }).click();
+    await expect(page.getByText("No events match these filters in this time range.")).toBeVisible();
+    await page.goto(`/projects/${project.id}/events`);
+  });
+
   await test.step("a stack trace shows one frame per line, multi-line text as lines", async () => {
     await page.getByText("TypeError: Cannot read properties of undefined (reading 'id') in CheckoutForm").click();
     const context = page.getByRole("group", { name: /^Context of event/ });

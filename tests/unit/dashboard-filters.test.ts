@@ -24,6 +24,20 @@ describe("events page filters", () => {
     expect(earliest.since.toISOString()).toBe("0001-01-01T00:00:00.000Z");
     expect(earliest.until?.toISOString()).toBe("0001-01-02T00:00:00.000Z");
   });
+  it("reads a custom range in the reader's zone, with each date's own offset", () => {
+    // Typed in November for a range in July, in Berlin: July is UTC+2, not November's UTC+1.
+    const summer = parseEventQuery({ range: "custom", from: "2026-07-01T10:00", to: "2026-07-01T12:00", tz: "Europe/Berlin" }, now);
+    expect(summer.since.toISOString()).toBe("2026-07-01T08:00:00.000Z");
+    expect(summer.until?.toISOString()).toBe("2026-07-01T10:00:00.000Z");
+    // Across the change: the start in summer time, the end in winter time.
+    const across = parseEventQuery({ range: "custom", from: "2025-10-25T12:00", to: "2025-10-26T12:00", tz: "Europe/Berlin" }, now);
+    expect(across.since.toISOString()).toBe("2025-10-25T10:00:00.000Z");
+    expect(across.until?.toISOString()).toBe("2025-10-26T11:00:00.000Z");
+    expect(parseEventQuery({ range: "custom", from: "2026-04-01T10:00", tz: "UTC" }, now).since.toISOString()).toBe("2026-04-01T10:00:00.000Z");
+    // Links made before carry a getTimezoneOffset value in minutes; an unknown zone reads as UTC.
+    expect(parseEventQuery({ range: "custom", from: "2026-04-01T10:00", tz: "-120" }, now).since.toISOString()).toBe("2026-04-01T08:00:00.000Z");
+    expect(parseEventQuery({ range: "custom", from: "2026-04-01T10:00", tz: "Nowhere/Atlantis" }, now).since.toISOString()).toBe("2026-04-01T10:00:00.000Z");
+  });
 });
 
 describe("issues page filters", () => {

@@ -4,6 +4,7 @@ import type { IssueFilterValues } from "@/components/issue-filters";
 import { cursorParamSchema, levelsParamSchema, MAX_SEARCH_CHARS, searchTextSchema } from "@/lib/events/filters";
 import type { EventLevel } from "@/lib/events/schema";
 import { supportedTime } from "@/lib/events/time";
+import { knownTimeZone, wallTimeToUtc } from "@/lib/events/wall-time";
 import { ISSUE_SORTS, ISSUE_STATUSES, issuesQuerySchema, type IssueSort, type IssueStatus } from "@/lib/issues/filters";
 
 type SearchParams = Record<string, string | string[] | undefined>;
@@ -40,15 +41,19 @@ function single(value: string | string[] | undefined): string {
 }
 
 /**
- * `YYYY-MM-DDTHH:mm` from a datetime-local input, in the browser's zone (`tz`:
- * getTimezoneOffset minutes); undefined outside the years the database takes.
+ * `YYYY-MM-DDTHH:mm` from a datetime-local input, read in the reader's zone
+ * `tz`: an IANA name ("Europe/Paris", "UTC"), each time with its own date's
+ * offset; or, in links made before, a getTimezoneOffset value in minutes.
+ * Undefined outside the years the database takes.
  */
 function parseLocal(value: string, tz: string): Date | undefined {
   if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/.test(value)) return undefined;
+  const zone = knownTimeZone(tz);
+  if (zone) return supportedTime(wallTimeToUtc(value, zone)) ?? undefined;
   const asUtc = Date.parse(`${value}Z`);
   if (Number.isNaN(asUtc)) return undefined;
-  const offset = Number(tz);
-  return supportedTime(asUtc + (Number.isFinite(offset) && Math.abs(offset) <= 24 * 60 ? offset : 0) * 60_000) ?? undefined;
+  const offset = /^-?\d+$/.test(tz) ? Number(tz) : 0;
+  return supportedTime(asUtc + (Math.abs(offset) <= 24 * 60 ? offset : 0) * 60_000) ?? undefined;
 }
 
 // Typed or pasted control characters (NUL even fails in PostgreSQL) match nothing anyway.
