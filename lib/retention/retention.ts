@@ -69,6 +69,10 @@ export type RetentionReport = {
   /** False when the time budget ran out first. */
   complete: boolean;
   durationMs: number;
+  /** The pause after each step that deleted rows, as a multiple of the step's time. */
+  pauseRatio: number;
+  /** Of durationMs, the time spent pausing between steps (pauseRatio), leaving the database to other work. */
+  pausedMs: number;
 };
 
 /**
@@ -105,9 +109,14 @@ export async function runRetention(options: RetentionOptions = {}): Promise<Rete
   const deletedSoFar = () => deleted.events + deleted.minuteCounts + deleted.hourCounts + deleted.dayCounts + deleted.idempotencyKeys;
   let stepStarted = 0;
   let deletedBefore = 0;
+  let pausedMs = 0;
   const nextStep = async () => {
     const pauseMs = stepStarted && deletedSoFar() > deletedBefore ? (Date.now() - stepStarted) * pauseRatio : 0;
-    if (pauseMs >= 1) await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    if (pauseMs >= 1) {
+      const pauseStarted = Date.now();
+      await new Promise((resolve) => setTimeout(resolve, pauseMs));
+      pausedMs += Date.now() - pauseStarted;
+    }
     if (Date.now() >= deadline) return false;
     stepStarted = Date.now();
     deletedBefore = deletedSoFar();
@@ -132,7 +141,7 @@ export async function runRetention(options: RetentionOptions = {}): Promise<Rete
   }
   if (complete) complete = await deleteIdempotencyKeys(batchSize, nextStep, deleted);
 
-  return { retentionDays: days, cutoff: cutoff?.toISOString() ?? null, deleted, complete, durationMs: Date.now() - started };
+  return { retentionDays: days, cutoff: cutoff?.toISOString() ?? null, deleted, complete, durationMs: Date.now() - started, pauseRatio, pausedMs };
 }
 
 type Batch = { deleted: number; taken: number; last_at: Date | null; last_id: string | null };

@@ -186,7 +186,20 @@ describe("npm run telltale -- retention", () => {
 
     const second = await cli("--days", String(EPOCH_DAYS), "--json");
     const report = JSON.parse(second.stdout);
-    expect(report).toMatchObject({ retentionDays: EPOCH_DAYS, complete: true, deleted: { events: 0, minuteCounts: 0, hourCounts: 0, dayCounts: 0 } });
+    expect(report).toMatchObject({ retentionDays: EPOCH_DAYS, complete: true, pauseRatio: 3, deleted: { events: 0, minuteCounts: 0, hourCounts: 0, dayCounts: 0 } });
+    expect(await prisma.event.count({ where: { projectId: p.id } })).toBe(1);
+  }, 120_000);
+
+  it("--no-pause deletes without pausing between steps", async () => {
+    const p = await makeProject("retention-cli-no-pause");
+    await seedEvents(p.id, [
+      { at: "1969-01-01T00:00:00.000Z", message: "Job 1 failed" },
+      { at: "1969-02-01T00:00:00.000Z", message: "Job 2 failed" },
+      { at: "1970-06-01T00:00:00.000Z", message: "Job 3 failed" },
+    ]);
+    const report = JSON.parse((await cli("--days", String(EPOCH_DAYS), "--no-pause", "--json")).stdout);
+    expect(report).toMatchObject({ complete: true, pauseRatio: 0, pausedMs: 0 });
+    expect(report.deleted.events).toBeGreaterThanOrEqual(2);
     expect(await prisma.event.count({ where: { projectId: p.id } })).toBe(1);
   }, 120_000);
 
