@@ -13,6 +13,7 @@ import { z } from "zod";
 import { loadEnvFiles } from "@/lib/config/load-env";
 import { settings } from "@/lib/config/settings";
 import { projectNameSchema } from "@/lib/projects/schemas";
+import { plural } from "@/lib/text/plural";
 
 const USAGE = `Usage:
   npm run telltale -- project create --name <name> --owner <email> [--json]
@@ -141,7 +142,7 @@ async function retention(args: string[]): Promise<number> {
     const took = `${(report.durationMs / 1000).toFixed(1)} s${report.pausedMs >= 100 ? ` (${(report.pausedMs / 1000).toFixed(1)} s of it pausing for ingestion)` : ""}`;
     process.stdout.write(
       report.cutoff
-        ? `Deleted ${n(events)} events older than ${report.cutoff} (${report.retentionDays} days), ${n(minuteCounts)} per-minute, ` +
+        ? `Deleted ${plural(events, "event")} older than ${report.cutoff} (${plural(report.retentionDays, "day")}), ${n(minuteCounts)} per-minute, ` +
             `${n(hourCounts)} per-hour and ${n(dayCounts)} per-day counts before it, and ${n(idempotencyKeys)} expired idempotency keys, in ${took}. Issue totals are unchanged.\n`
         : `Retention is off (0 days): events are kept forever. Deleted ${n(idempotencyKeys)} expired idempotency keys in ${took}.\n`,
     );
