@@ -54,27 +54,30 @@ test("the events tab: filters drive the list and the chart, context reads well, 
     // The search looks into the context's values too.
     await page.getByLabel("Search messages").fill("2.4.1");
     await page.getByRole("button", { name: "Apply" }).click();
+    // (Both searches find one event: wait for this one's page, or its navigation lands after the next step's.)
+    await expect(page).toHaveURL(/q=2\.4\.1/);
     await expect(page.getByTestId("chart-total")).toHaveText("1 event in chart");
     await expect(page.getByRole("list", { name: "Events" }).getByRole("listitem")).toHaveCount(1);
     await page.goto(`/projects/${project.id}/events`);
   });
 
   await test.step("a custom range is read in the reader's zone, named, not as today's offset", async () => {
-    // datetime-local values in the browser's own zone (Asia/Kolkata): from an hour ago to an hour ahead, then a range that ended before.
-    const local = (offsetMinutes: number) =>
-      page.evaluate((m) => {
-        const d = new Date(Date.now() + m * 60_000);
-        const pad = (n: number) => String(n).padStart(2, "0");
-        return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
-      }, offsetMinutes);
-    await page.getByLabel("Time range").selectOption("custom");
-    await page.getByLabel("From (your time)").fill(await local(-60));
-    await page.getByLabel("To (your time)").fill(await local(60));
+    // datetime-local values in the browser's zone (Asia/Kolkata, set above), from the test's clock: an hour ago, an hour ahead, half an hour ago.
+    const kolkata = new Intl.DateTimeFormat("sv-SE", { timeZone: "Asia/Kolkata", year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
+    const local = (offsetMinutes: number) => kolkata.format(new Date(Date.now() + offsetMinutes * 60_000)).replace(" ", "T");
+    await expect(page).toHaveURL(new RegExp(`/projects/${project.id}/events$`));
+    // Chosen again until the fields show: a choice made before the page has hydrated is reset by it.
+    await expect(async () => {
+      await page.getByLabel("Time range").selectOption("custom");
+      await expect(page.getByLabel("From (your time)")).toBeVisible({ timeout: 1_000 });
+    }).toPass();
+    await page.getByLabel("From (your time)").fill(local(-60));
+    await page.getByLabel("To (your time)").fill(local(60));
     await page.getByRole("button", { name: "Apply" }).click();
     await expect(page).toHaveURL(/tz=Asia%2F(Kolkata|Calcutta)/);
     await expect(page.getByRole("list", { name: "Events" }).getByRole("listitem")).toHaveCount(3);
     // Read as UTC, "an hour ago" here would be 4.5 hours ahead: the events would be left out.
-    await page.getByLabel("To (your time)").fill(await local(-30));
+    await page.getByLabel("To (your time)").fill(local(-30));
     await page.getByRole("button", { name: "Apply" }).click();
     await expect(page.getByText("No events match these filters in this time range.")).toBeVisible();
     await page.goto(`/projects/${project.id}/events`);
