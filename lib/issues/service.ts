@@ -179,7 +179,7 @@ export async function listProjectIssues(
     WITH win AS MATERIALIZED (
       SELECT issue_id, sum(n)::bigint AS window_count
       FROM ${windowCountsSql({ projectIds: [access.projectId], since: window.since, until: window.until })} AS p
-      GROUP BY issue_id
+      GROUP BY issue_id HAVING sum(n) > 0
     ),
     listed AS (
       SELECT ${ISSUE_COLUMNS}, win.window_count

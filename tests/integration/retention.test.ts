@@ -82,8 +82,11 @@ describe("runRetention", () => {
     // The day of the cut-off stays whole (two expired, four kept); the day before goes.
     expect(afterA.days.map((d) => [d.day.toISOString(), d.count])).toEqual([["1971-01-01T00:00:00.000Z", 6]]);
     expect(beforeA.days.map((d) => d.day.toISOString())).toEqual(["1970-12-31T00:00:00.000Z", "1970-12-31T00:00:00.000Z", "1971-01-01T00:00:00.000Z"]); // two issues that day
-    // Windows from the cut-off on count the same as before.
+    // Windows from the cut-off on count the same as before, also when units
+    // from the cut-off on are read whole, less what lies outside the window.
     expect(await windowCounts()).toEqual(windowsBefore);
+    const wholeUnits = await Promise.all(windows.map((since) => windowCountsByIssue({ projectIds: [a.id], since, until: null, split: { intactSince: CUTOFF.getTime() } })));
+    expect(wholeUnits).toEqual(windowsBefore);
 
     expect(await projectState(b.id)).toEqual(beforeB);
     const afterC = await projectState(c.id);
