@@ -104,7 +104,9 @@ export function validateEvent(input: unknown, prefix = ""): { event?: ValidEvent
   // NUL characters and nesting are checked on the raw value: PostgreSQL text
   // and JSONB cannot store U+0000, and deep nesting is an abuse vector. The
   // event object itself is level 0: a context may nest MAX_DEPTH levels.
-  walk(input, -1, prefix.replace(/\.$/, ""), problems);
+  // Paths are built only when something is wrong: building one per field
+  // of every event took 3.5% of the server's CPU on batches.
+  if (hasRawProblem(input, -1)) walk(input, -1, prefix.replace(/\.$/, ""), problems);
   const parsed = eventInputSchema.safeParse(input);
   if (!parsed.success) problems.push(...zodProblems(parsed.error.issues, { prefix: prefix.replace(/\.$/, "") }));
   if (problems.length > 0 || !parsed.success) return { problems: dedupe(problems) };
@@ -123,6 +125,22 @@ export function validateEvent(input: unknown, prefix = ""): { event?: ValidEvent
       fingerprint: fingerprint ?? null,
     },
   };
+}
+
+/** Whether walk() would find a problem, without building a path or allocating. */
+function hasRawProblem(value: unknown, depth: number): boolean {
+  if (typeof value === "string") return value.includes("\u0000") || !value.isWellFormed();
+  if (value === null || typeof value !== "object") return false;
+  if (depth + 1 > MAX_DEPTH) return true;
+  if (Array.isArray(value)) {
+    for (const item of value) if (hasRawProblem(item, depth + 1)) return true;
+    return false;
+  }
+  for (const key of Object.keys(value)) {
+    if (key.includes("\u0000") || !key.isWellFormed()) return true;
+    if (hasRawProblem((value as Record<string, unknown>)[key], depth + 1)) return true;
+  }
+  return false;
 }
 
 function walk(value: unknown, depth: number, path: string, problems: FieldProblem[]): void {

@@ -138,6 +138,7 @@ function init(args)
   wrk.headers["Content-Type"] = "application/json"
   wrk.headers["Authorization"] = "Bearer ${options.apiKey}"
   wrk.path = batch > 0 and "/api/events/batch" or "/api/events"
+  fill()
 end
 
 local function pick()
@@ -166,16 +167,30 @@ local function event()
   return '{"level":"' .. levels[i] .. '","message":"' .. msg .. '","projectId":"${options.projectId}","context":{"region":"eu-west-1","attempt":' .. math.random(1, 3) .. '}}'
 end
 
-function request()
-  local body
+local function body()
   if batch > 0 then
     local parts = {}
     for k = 1, batch do parts[k] = event() end
-    body = '{"events":[' .. table.concat(parts, ",") .. ']}'
-  else
-    body = event()
+    return '{"events":[' .. table.concat(parts, ",") .. ']}'
   end
-  return wrk.format(nil, nil, nil, body)
+  return event()
+end
+
+-- Requests are made ahead, a pool per thread sent in turn: building a batch
+-- of 100 events in Lua for each request cost wrk 0.8 ms of CPU per request,
+-- taken from the server on this 2-core machine. Each request still stores
+-- new events (the server makes their ids), drawn as before.
+local pool = {}
+local POOL_EVENTS = 40000
+local sent = 0
+
+function fill()
+  for k = 1, math.floor(POOL_EVENTS / math.max(batch, 10)) do pool[k] = wrk.format(nil, nil, nil, body()) end
+end
+
+function request()
+  sent = sent + 1
+  return pool[(sent - 1) % #pool + 1]
 end
 
 function response(status, headers, body)

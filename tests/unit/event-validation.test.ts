@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parseEventBatchBody as parseBatch, parseEventBody as parseEvent } from "@/lib/events/ingest";
 
@@ -98,6 +99,43 @@ describe("event validation", () => {
   it("rejects NUL characters anywhere, with their path", () => {
     const problems = problemsOf(() => parseEventBody({ ...valid, message: "a\u0000b", context: { deep: ["ok", "x\u0000"], ["k\u0000"]: 1 } }));
     expect(problems.map((p) => p.path)).toEqual(expect.arrayContaining(["message", "context.deep.1", "context.k\\u0000"]));
+  });
+
+  it("finds a NUL or a lone surrogate at any path of any context, and accepts contexts without one (property)", () => {
+    const bad = fc.constantFrom("x\u0000y", "\ud800", "a\udfffb");
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 6 }), fc.array(fc.nat(), { maxLength: 6 }), bad, fc.boolean(), (context, route, text, asKey) => {
+        // Without a bad string: accepted as it is.
+        const clean = { ...valid, context: { value: context } };
+        if (!JSON.stringify(context).includes("\\u")) expect(parseEventBody(clean).context).toEqual({ value: context });
+        // The bad string placed down `route` (as a value, or as a field name): refused at that path.
+        const path = ["context", "value"];
+        const root: Record<string, unknown> = { value: structuredClone(context) };
+        let parent: Record<string, unknown> | unknown[] = root;
+        let key: string | number = "value";
+        for (const step of route) {
+          const here: unknown = (parent as Record<string | number, unknown>)[key];
+          if (Array.isArray(here) && here.length > 0) {
+            key = step % here.length;
+          } else if (here && typeof here === "object" && Object.keys(here).length > 0) {
+            const keys = Object.keys(here);
+            key = keys[step % keys.length]!;
+          } else break;
+          parent = here as Record<string, unknown> | unknown[];
+          path.push(String(key));
+        }
+        if (asKey) {
+          (parent as Record<string | number, unknown>)[key] = { [text]: 1 };
+          path.push(text.replace(/\u0000/g, "\\u0000"));
+        } else {
+          (parent as Record<string | number, unknown>)[key] = text;
+        }
+        const problems = problemsOf(() => parseEventBody({ ...valid, context: root }));
+        const expected = asKey ? path.join(".").toWellFormed() : path.join(".");
+        expect(problems.map((p) => p.path)).toContain(expected);
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it("allows 32 levels of nesting and rejects 33", () => {
