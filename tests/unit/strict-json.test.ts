@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parseEventBody } from "@/lib/events/ingest";
 import { MAX_EVENT_BODY_DEPTH } from "@/lib/events/schema";
@@ -41,6 +42,18 @@ describe("parseStrictJson", () => {
     expect(strict(`{"a\\"":1,${many},"a\\u0022":2}`).problems).toEqual([{ path: 'a"', message: expect.stringMatching(/twice/) }]);
     // The same key in sibling objects is fine.
     expect(strict('[{"a":1},{"a":2}]').problems).toEqual([]);
+  });
+
+  it("reports each repeat of a key in objects of any size, small or past the switch to a set (property)", () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 30 }), { maxLength: 60 }), (ids) => {
+        const keys = ids.map((id) => `k${id}`);
+        const text = `{"o":{${keys.map((k, i) => `"${k}":${i}`).join(",")}}}`;
+        const expected = keys.filter((k, i) => keys.indexOf(k) < i).map((k) => ({ path: `o.${k}`, message: expect.stringMatching(/twice/) }));
+        expect(strict(text).problems).toEqual(expected);
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it("stops at nesting past the limit without building the value (JSON.parse would recurse without bound)", () => {
