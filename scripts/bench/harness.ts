@@ -175,7 +175,7 @@ function toMs(value: string): number {
  * when wrk opens 64 connections at a server that is already saturated, the
  * k-th connection waits k iterations for its accept, and its first request
  * takes up to 1-2 s. Those 64 requests made the whole p99 of a 15 s run at
- * c64 (measured on the no-database route: p99 0.8-1 s with the storm,
+ * c64 (measured on the no-database route: p99 about 1 s with the storm,
  * 84-91 ms without it). The latency measured is the steady state's; the
  * pause counts in wrk's elapsed time, so requests/s is slightly understated
  * (by 2% at 15 s), for every route alike. BENCH_OPEN_UNDER_LOAD=1 measures
@@ -215,9 +215,10 @@ export async function wrk(server: Server, opts: { path: string; connections: num
     child.stderr.on("data", (d) => (text += d));
     child.on("error", reject);
     child.on("close", (code) => (code === 0 ? resolve(text) : reject(new Error(`wrk exited ${code}: ${text}`))));
+  }).finally(() => {
+    if (script && script !== opts.script) fs.rmSync(path.dirname(script), { recursive: true, force: true });
   });
   const cpu = server.cpuMs() - cpuBefore;
-  if (script && script !== opts.script) fs.rmSync(path.dirname(script), { recursive: true, force: true });
   const percentile = (p: string) => toMs(new RegExp(`\\n\\s+${p}%\\s+(\\S+)`).exec(out)?.[1] ?? "NaN");
   const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? NaN);
   const errorsLine = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
