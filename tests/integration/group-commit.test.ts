@@ -13,18 +13,58 @@ async function lockIssuesOf(projectId: string) {
   await client.connect();
   await client.query("BEGIN");
   await client.query("SELECT 1 FROM issues WHERE project_id = $1 FOR UPDATE", [projectId]);
+  let ended = false;
   return {
     /** Resolves once a statement waits for these rows. */
     async untilSomeoneWaits() {
-      for (;;) {
+      while (!ended) {
         const { rows } = await client.query("SELECT 1 FROM pg_stat_activity WHERE pg_backend_pid() = ANY(pg_blocking_pids(pid))");
         if (rows.length > 0) return;
         await new Promise((r) => setTimeout(r, 10)); // polling another session's state: there is no event to await
       }
     },
     release: () => client.query("COMMIT"),
-    end: () => client.end(),
+    end: () => {
+      ended = true;
+      return client.end();
+    },
   };
+}
+
+/**
+ * `promise`, or a failure that names the step and what this database's
+ * sessions are waiting on, after `ms` (this test once timed out in CI
+ * without saying where; under the test's own 30 s).
+ */
+async function step<T>(name: string, promise: Promise<T>, ms = 20_000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      void databaseSessions().then(
+        (sessions) => reject(new Error(`${name}: nothing after ${ms} ms. Sessions of this database: ${sessions}`)),
+        (error: unknown) => reject(new Error(`${name}: nothing after ${ms} ms (sessions unreadable: ${String(error)})`)),
+      );
+    }, ms);
+  });
+  try {
+    return await Promise.race([promise, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function databaseSessions(): Promise<string> {
+  const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  await client.connect();
+  try {
+    const { rows } = await client.query(
+      `SELECT pid, state, wait_event_type, wait_event, pg_blocking_pids(pid) AS blocked_by, left(query, 100) AS query
+       FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+    );
+    return JSON.stringify(rows);
+  } finally {
+    await client.end();
+  }
 }
 
 // The embedded database serves one connection: nothing runs beside a statement that waits.
@@ -65,18 +105,18 @@ describe.skipIf(inject("databaseKind") !== "external")("group commit behind a st
     expect((await sendEvent(p.apiKey, event("Payment provider timed out"))).status).toBe(201);
     const idempotent = { headers: { "Idempotency-Key": "checkout-7f3a" } };
 
-    const blocker = await lockIssuesOf(p.id);
+    const blocker = await step("taking the issue rows' locks", lockIssuesOf(p.id));
     try {
       const settled = new Set<string>();
       const first = sendEvent(p.apiKey, event("Payment provider timed out"), idempotent).finally(() => settled.add("first"));
-      await blocker.untilSomeoneWaits();
+      await step("the first request's statement waiting on the locks", blocker.untilSomeoneWaits());
       const retry = sendEvent(p.apiKey, event("Payment provider timed out"), idempotent).finally(() => settled.add("retry"));
 
-      expect((await sendEvent(p.apiKey, event("Search index unavailable"))).status).toBe(201);
+      expect((await step("another issue's request beside the stalled one", sendEvent(p.apiKey, event("Search index unavailable")))).status).toBe(201);
       expect([...settled]).toEqual([]);
 
       await blocker.release();
-      const [a, b] = await Promise.all([first, retry]);
+      const [a, b] = await step("the first request and its retry after the release", Promise.all([first, retry]));
       expect([a.status, b.status, b.res.headers.get("idempotent-replayed")]).toEqual([201, 201, "true"]);
       expect(b.body.id).toBe(a.body.id);
       expect(await countEvents(p.id)).toBe(3);
