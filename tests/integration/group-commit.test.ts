@@ -33,8 +33,8 @@ async function lockIssuesOf(projectId: string) {
 
 /**
  * `promise`, or a failure that names the step and what this database's
- * sessions are waiting on, after `ms` (this test once timed out in CI
- * without saying where; under the test's own 30 s).
+ * sessions are waiting on, after `ms` (the retry test once timed out in CI
+ * without saying where; under each test's own 30 s).
  */
 async function step<T>(name: string, promise: Promise<T>, ms = 20_000): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -74,21 +74,22 @@ describe.skipIf(inject("databaseKind") !== "external")("group commit behind a st
     const event = (message: string) => ({ level: "error", message, projectId: p.id });
     expect((await sendEvent(p.apiKey, event("Payment provider timed out"))).status).toBe(201);
 
-    const blocker = await lockIssuesOf(p.id);
+    const blocker = await step("taking the issue rows' locks", lockIssuesOf(p.id));
     try {
       let stalledSettled = false;
       const stalled = sendEvent(p.apiKey, event("Payment provider timed out")).finally(() => {
         stalledSettled = true;
       });
-      await blocker.untilSomeoneWaits();
+      await step("the first request's statement waiting on the locks", blocker.untilSomeoneWaits());
 
       // Two in turn: each is stored while the first statement still waits.
-      expect((await sendEvent(p.apiKey, event("Search index unavailable"))).status).toBe(201);
-      expect((await sendEvent(p.apiKey, event("Search index unavailable"))).status).toBe(201);
+      for (const n of [1, 2]) {
+        expect((await step(`another issue's request ${n} beside the stalled one`, sendEvent(p.apiKey, event("Search index unavailable")))).status).toBe(201);
+      }
       expect(stalledSettled).toBe(false);
 
       await blocker.release();
-      expect((await stalled).status).toBe(201);
+      expect((await step("the stalled request after the release", stalled)).status).toBe(201);
       expect(await countEvents(p.id)).toBe(4);
     } finally {
       await blocker.end();
