@@ -20,7 +20,7 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { v7 as uuidv7 } from "uuid";
-import { buildApp, cloneSeeded, progress, ROOT, schemaTag, startServer, wrk, type WrkResult, useDatabase } from "@/scripts/bench/harness";
+import { buildApp, checkpoint, cloneSeeded, progress, ROOT, schemaTag, startServer, wrk, type WrkResult, useDatabase } from "@/scripts/bench/harness";
 import { ingestTemplateName, sampler, wrkScript } from "@/scripts/bench/workload";
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 15);
@@ -115,6 +115,7 @@ async function main() {
     // the first measured run, a startup cost rather than ingestion's.
     await wrk(server, { path: "/api/health/live", connections: 8, seconds: 5 });
     await wrk(server, { path: "/", connections: 8, seconds: 5, script: script("warmup", prefilled.id, apiKey).file });
+    await checkpoint();
 
     const rows: Record<string, unknown>[] = [];
     const report = (name: string, r: WrkResult, extra: Record<string, unknown> = {}) => {
