@@ -20,8 +20,11 @@ export default defineConfig({
     // and sockets, not on the CPU: three workers on two cores finish the
     // suite in about two thirds of the time one worker takes.
     maxWorkers: 3,
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Hang guards, not speed checks. On a slow 2-core host with another
+    // suite or a build beside it, tests on the embedded database that take
+    // 1-6 s alone took 20-31 s (migrations, retention): 30 s failed them.
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
     server: { deps: { inline: ["next-auth"] } },
   },
 });

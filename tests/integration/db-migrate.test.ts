@@ -60,11 +60,7 @@ function runMigrateScript(url: string): Promise<{ code: number | null; out: stri
   });
 }
 
-// Each test starts a database (in-memory PGlite in the embedded run) and
-// applies every migration, some twice: 1-6 s alone, but over 30 s once when
-// the suite ran beside another full suite on 2 cores. A hang guard, not a
-// speed check.
-describe("migrations", { timeout: 120_000 }, () => {
+describe("migrations", () => {
   it("has at least the initial migration and its lock file", () => {
     expect(ALL.length).toBeGreaterThan(0);
     expect(ALL[0]).toMatch(/^\d{14}_init$/);
