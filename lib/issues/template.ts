@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { sha256Hex } from "@/lib/crypto/hash";
 import type { EventLevel } from "@/lib/events/schema";
 
 /**
@@ -346,7 +346,7 @@ export function issueGroupingKey(input: IssueGroupingInput): { hash: string; tit
     input.fingerprint && input.fingerprint.length > 0
       ? `v1\u0000fingerprint\u0000${input.fingerprint.join("\u0000")}`
       : `v1\u0000template\u0000${input.level}\u0000${title}`;
-  return { hash: sha256Hex(key), title };
+  return { hash: recentKeyHash(key), title };
 }
 
 // Hashes of recent grouping keys. A service sends the same few hundred keys
@@ -358,10 +358,10 @@ const recentHashes = new Map<string, string>();
 const MAX_RECENT_HASHES = 10_000;
 const MAX_CACHED_KEY_CHARS = 1_024;
 
-function sha256Hex(key: string): string {
+function recentKeyHash(key: string): string {
   let hash = recentHashes.get(key);
   if (hash === undefined) {
-    hash = createHash("sha256").update(key).digest("hex");
+    hash = sha256Hex(key);
     if (key.length <= MAX_CACHED_KEY_CHARS) {
       if (recentHashes.size >= MAX_RECENT_HASHES) recentHashes.clear();
       recentHashes.set(key, hash);

@@ -78,14 +78,15 @@ async function announceKeyChange(change: KeyChange): Promise<void> {
  */
 export async function authenticateApiKey(key: string, clientAddress = "unknown"): Promise<AuthenticatedKey> {
   listenForKeyChanges();
-  const wellFormed = key.length === KEY_LENGTH && isWellFormedApiKey(key);
-  const hash = wellFormed ? sha256Hex(key) : null;
+  // The cache first: it holds only keys the database knew, so a hit needs no
+  // shape or checksum check (that check, per request, cost more than the hash).
+  const hash = key.length === KEY_LENGTH ? sha256Hex(key) : null;
   const cached = hash ? keyCache().get(hash) : undefined;
   if (cached) return { keyId: cached.keyId, projectId: cached.projectId };
 
   const gate = await peekRateLimit(failures(), clientAddress);
   if (gate && !gate.allowed) throw errors.rateLimited(gate);
-  if (!hash || unknownKeys.has(hash)) return refuse(clientAddress);
+  if (!hash || !isWellFormedApiKey(key) || unknownKeys.has(hash)) return refuse(clientAddress);
   const row = await prisma.apiKey.findUnique({ where: { hash }, select: { id: true, projectId: true, revokedAt: true } });
   if (!row || row.revokedAt !== null) {
     unknownKeys.set(hash, true);

@@ -31,6 +31,25 @@ describe("forged keys", () => {
     expect(lookups.mock.calls.filter(([args]) => JSON.stringify(args).includes("hash"))).toHaveLength(1);
   });
 
+  it("a key of the right length with a wrong checksum is refused without a lookup, also while the real key is cached", async () => {
+    stubEnv("AUTH_FAILURES_PER_MINUTE", "1000");
+    const p = await makeProject();
+    const address = newAddress();
+    expect((await sendEvent(p.apiKey, event(p.id), from(address))).status).toBe(201); // cached from here on
+    const lookups = vi.spyOn(prisma.apiKey, "findUnique");
+    const last = p.apiKey.at(-1)!;
+    const wrongChecksum = p.apiKey.slice(0, -1) + (last === "0" ? "1" : "0");
+    const wrongRandom = p.apiKey.slice(0, 10) + (p.apiKey[10] === "a" ? "b" : "a") + p.apiKey.slice(11);
+    for (const forged of [wrongChecksum, wrongRandom]) {
+      expect(forged).toHaveLength(p.apiKey.length);
+      const { status, body } = await sendEvent(forged, event(p.id), from(address));
+      expect([status, body.code]).toEqual([401, "invalid_api_key"]);
+    }
+    expect(lookups).not.toHaveBeenCalled();
+    expect((await sendEvent(p.apiKey, event(p.id), from(address))).status).toBe(201);
+    expect(await countEvents(p.id)).toBe(2);
+  });
+
   it("past AUTH_FAILURES_PER_MINUTE failures an address gets 429 with Retry-After and no lookup; other addresses are unaffected", async () => {
     stubEnv("AUTH_FAILURES_PER_MINUTE", "5");
     const p = await makeProject();
