@@ -1,17 +1,23 @@
 /**
- * npm run bench:profile: where single-event ingest spends its CPU. Starts
- * the production server with --cpu-prof on a clone of the bench:ingest
- * template (run bench:ingest once first), loads POST /api/events with wrk
- * (grouping load, BENCH_CONNECTIONS, default 16) for BENCH_DURATION seconds
- * (default 10); BENCH_LIVE=1 loads the no-database route instead; then prints:
- *   - CPU per request of the server, of PostgreSQL's processes and of wrk;
- *   - the server's hottest functions by self time, and by file.
+ * npm run bench:profile: where single-event ingest spends its CPU, against
+ * the no-database route of the same server. Starts the production server
+ * with --cpu-prof on a clone of the bench:ingest template (run bench:ingest
+ * once first), loads GET /api/health/live and then POST /api/events (grouping
+ * load; BENCH_BATCH=100: the batch route) with wrk, BENCH_CONNECTIONS
+ * (default 16) for BENCH_DURATION seconds each (default 10), and cuts the one
+ * profile at the two runs' start and end, so that start-up and warm-up are
+ * left out and both routes are measured in the same process. Prints:
+ *   - per route: requests/s and CPU per request of the server, PostgreSQL and wrk;
+ *   - the profile's microseconds per request by kind of code (Next.js,
+ *     Node.js's modules, the app's bundles, pg, garbage collection...), for
+ *     each route and the difference;
+ *   - the functions whose self time per request grew most from one route to the other.
  * The .cpuprofile is kept (its path is printed) for Chrome's DevTools.
  */
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { cloneSeeded, schemaTag, startServer, wrk, useDatabase } from "@/scripts/bench/harness";
+import { cloneSeeded, schemaTag, startServer, wrk, useDatabase, type WrkResult } from "@/scripts/bench/harness";
 import { ingestTemplateName, wrkScript } from "@/scripts/bench/workload";
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -19,8 +25,6 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const PORT = Number(process.env.BENCH_PORT ?? 3100);
 const PREFILL = Number(process.env.BENCH_PREFILL ?? 1_000_000);
 const BATCH = Number(process.env.BENCH_BATCH ?? 0);
-/** BENCH_LIVE=1: profile the no-database route instead, to compare with. */
-const LIVE = process.env.BENCH_LIVE === "1";
 
 process.env.TELLTALE_SECRET ??= "bench-secret-bench-secret-bench-secret-0123";
 process.env.TELLTALE_LOG ??= "silent";
@@ -44,28 +48,62 @@ function cpuMsOf(name: string): number {
 }
 
 type ProfileNode = { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] };
-type Profile = { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] };
+type Profile = { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[]; startTime: number };
+/** A run's place in the profile: microseconds on the clock V8 stamps samples with (CLOCK_MONOTONIC, as process.hrtime). */
+type Window = { route: string; from: number; to: number; requests: number };
+type Tally = { total: number; byKind: Map<string, number>; byFunction: Map<string, number> };
 
-function summarize(file: string): void {
-  const profile = JSON.parse(fs.readFileSync(file, "utf8")) as Profile;
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+
+/** What kind of code a frame is: the unit of the by-kind table. */
+function kindOf(url: string, functionName: string): string {
+  if (!url) return functionName.startsWith("(") ? functionName : "(native: builtins, JSON, regexps)";
+  if (url.includes("/.next/")) return "app bundles (Telltale, and what Next.js bundled with it)";
+  if (url.includes("node_modules/next/")) return "next";
+  if (url.includes("node_modules/")) return url.split("node_modules/").pop()!.split("/")[0]!;
+  return url.replace(/^node:internal\/deps\/([^/]+).*/, "node:$1").replace(/^node:internal\/([^/]+).*/, "node:$1").replace(/^node:([a-z_]+).*/, "node:$1");
+}
+
+/** Self time per kind and per function of the samples inside each window, by route. */
+function tally(profile: Profile, windows: Window[]): Map<string, Tally> {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  const self = new Map<number, number>();
-  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
-  const total = [...self.values()].reduce((a, b) => a + b, 0);
-  const byFunction = new Map<string, number>();
-  const byFile = new Map<string, number>();
-  for (const [id, us] of self) {
+  const tallies = new Map(windows.map((w) => [w.route, { total: 0, byKind: new Map<string, number>(), byFunction: new Map<string, number>() }]));
+  const add = (m: Map<string, number>, k: string, us: number) => m.set(k, (m.get(k) ?? 0) + us);
+  let at = profile.startTime;
+  profile.samples.forEach((id, i) => {
+    at += profile.timeDeltas[i] ?? 0;
+    const window = windows.find((w) => at >= w.from && at < w.to);
+    if (!window) return;
+    // A sample stands for the time until the next one.
+    const us = profile.timeDeltas[i + 1] ?? 0;
     const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
-    const short = url.replace(/^file:\/\//, "").replace(process.cwd() + "/", "");
-    const fileKey = short.replace(/\/[^/]*$/, "") || "(native)";
-    const fnKey = `${functionName || "(anonymous)"} ${short ? `${short}:${lineNumber + 1}` : ""}`.trim();
-    byFunction.set(fnKey, (byFunction.get(fnKey) ?? 0) + us);
-    byFile.set(fileKey, (byFile.get(fileKey) ?? 0) + us);
-  }
-  const top = (m: Map<string, number>, n: number) =>
-    [...m.entries()].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, us]) => `${((us / total) * 100).toFixed(1).padStart(5)}%  ${k}`).join("\n");
-  console.log(`\nhottest functions (self time, ${(total / 1000).toFixed(0)} ms sampled):\n${top(byFunction, 30)}`);
-  console.log(`\nby directory:\n${top(byFile, 15)}`);
+    const short = url.replace(/^file:\/\//, "").replace(process.cwd() + "/", "").replace(/^.*node_modules\//, "");
+    const t = tallies.get(window.route)!;
+    t.total += us;
+    add(t.byKind, kindOf(url, functionName), us);
+    add(t.byFunction, `${functionName || "(anonymous)"} ${short ? `${short}:${lineNumber + 1}` : ""}`.trim(), us);
+  });
+  return tallies;
+}
+
+function printComparison(profile: Profile, base: Window, subject: Window): void {
+  const tallies = tally(profile, [base, subject]);
+  const b = tallies.get(base.route)!;
+  const s = tallies.get(subject.route)!;
+  const perRequest = (t: Tally, w: Window, k: string, m: "byKind" | "byFunction") => (t[m].get(k) ?? 0) / w.requests;
+  const rows = (m: "byKind" | "byFunction", n: number) =>
+    [...new Set([...b[m].keys(), ...s[m].keys()])]
+      .map((k) => ({ k, subject: perRequest(s, subject, k, m), base: perRequest(b, base, k, m) }))
+      .sort((x, y) => y.subject - y.base - (x.subject - x.base))
+      .slice(0, n)
+      .map((r) => `${(r.subject - r.base).toFixed(1).padStart(8)} ${r.subject.toFixed(1).padStart(8)} ${r.base.toFixed(1).padStart(8)}  ${r.k}`)
+      .join("\n");
+  console.log(
+    `\nprofiled per request: ${subject.route} ${(s.total / subject.requests).toFixed(0)} µs, ${base.route} ${(b.total / base.requests).toFixed(0)} µs ` +
+      `(the main thread; "(idle)" is time it waited)`,
+  );
+  console.log(`\nby kind of code, µs per request (difference, ${subject.route}, ${base.route}):\n${rows("byKind", 20)}`);
+  console.log(`\nfunctions whose self time grew most, µs per request (difference, ${subject.route}, ${base.route}):\n${rows("byFunction", 30)}`);
 }
 
 async function main() {
@@ -88,15 +126,26 @@ async function main() {
     fs.mkdirSync(idsDir);
     const script = path.join(dir, "load.lua");
     fs.writeFileSync(script, wrkScript({ projectId: project.id, apiKey, idsDir, batch: BATCH }));
-    const load = LIVE ? { path: "/api/health/live" } : { path: "/", script };
-    await wrk(server, { ...load, connections: 8, seconds: 3 }); // warm-up
-    const pgBefore = cpuMsOf("postgres");
-    const r = await wrk(server, { ...load, connections: CONNECTIONS, seconds: DURATION });
-    const pgMs = cpuMsOf("postgres") - pgBefore;
-    console.log(
-      `${LIVE ? "GET /api/health/live" : BATCH ? `batch ${BATCH}` : "single"} c${CONNECTIONS}: ${Math.round(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms; ` +
-        `CPU per request: server ${r.cpuMsPerRequest.toFixed(2)} ms, PostgreSQL ${(pgMs / r.requests).toFixed(2)} ms, wrk ${r.wrkCpuMsPerRequest.toFixed(2)} ms`,
-    );
+    const subjectRoute = BATCH ? `POST /api/events/batch (${BATCH}/req)` : "POST /api/events";
+    const routes = [
+      { route: "GET /api/health/live", load: { path: "/api/health/live" } },
+      { route: subjectRoute, load: { path: "/", script } },
+    ];
+    for (const { load } of routes) await wrk(server, { ...load, connections: 8, seconds: 3 }); // warm-up: JIT, pool, routes
+    const windows: Window[] = [];
+    for (const { route, load } of routes) {
+      const pgBefore = cpuMsOf("postgres");
+      // Past wrk's opening pause (each connection's first request waits 300 ms), and before its end.
+      const from = monotonicUs() + 500_000;
+      const r: WrkResult = await wrk(server, { ...load, connections: CONNECTIONS, seconds: DURATION });
+      const to = Math.min(monotonicUs(), from - 500_000 + DURATION * 1_000_000) - 100_000;
+      const pgMs = cpuMsOf("postgres") - pgBefore;
+      windows.push({ route, from, to, requests: (r.rps * (to - from)) / 1e6 });
+      console.log(
+        `${route} c${CONNECTIONS}: ${Math.round(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms; ` +
+          `CPU per request: server ${r.cpuMsPerRequest.toFixed(2)} ms, PostgreSQL ${(pgMs / r.requests).toFixed(2)} ms, wrk ${r.wrkCpuMsPerRequest.toFixed(2)} ms`,
+      );
+    }
     stop();
     stop = () => {};
     // The profile is written when the server exits.
@@ -108,7 +157,7 @@ async function main() {
     const files = fs.readdirSync(dir).filter((f) => f.endsWith(".cpuprofile")).map((f) => path.join(dir, f));
     // next start forks: the largest profile is the process that served.
     const largest = files.sort((a, b) => fs.statSync(b).size - fs.statSync(a).size)[0]!;
-    summarize(largest);
+    printComparison(JSON.parse(fs.readFileSync(largest, "utf8")) as Profile, windows[0]!, windows[1]!);
     console.log(`\nprofile: ${largest}`);
   } finally {
     stop();
