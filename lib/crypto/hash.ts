@@ -1,8 +1,8 @@
 import * as crypto from "node:crypto";
 
-// One-shot hashing (Node.js 20.12+): no Hash object per call. Every
-// API-key request hashes its key, so this runs once per ingested request.
-const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: "hex") => string }).hash;
+// One-shot hashing, no Hash object per call: every API-key request hashes
+// its key. Node.js 20.12 added it; the engines field allows 20.9.
+const oneShot: typeof crypto.hash | undefined = crypto.hash;
 
 /**
  * Lowercase hex SHA-256 of a UTF-8 string: the lookup column of every secret
