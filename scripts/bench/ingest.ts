@@ -139,6 +139,8 @@ async function main() {
     // machine one 10-15 s run varies by ±10%, and a single pair would compare
     // two different moments. Throughput: the rounds' mean; p99: the worst round.
     const results: Record<string, { rps: number; p99: number }> = {};
+    /** How much the same route moved between rounds: the machine's own noise. */
+    const steadiness: { c: number; live: number; ingestCpu: number }[] = [];
     const missing: Record<number, number> = {};
     for (const c of [16, 64]) {
       const live: WrkResult[] = [];
@@ -161,6 +163,8 @@ async function main() {
         missing[c] += check.missing;
       }
       const mean = (runs: WrkResult[]) => runs.reduce((n, r) => n + r.rps, 0) / runs.length;
+      const spread = (values: number[]) => (Math.max(...values) - Math.min(...values)) / Math.min(...values);
+      steadiness.push({ c, live: spread(live.map((r) => r.rps)), ingestCpu: spread(ingest.map((r) => r.cpuMsPerRequest)) });
       results[`live${c}`] = { rps: mean(live), p99: Math.max(...live.map((r) => r.p99)) };
       results[`ingest${c}`] = { rps: mean(ingest), p99: Math.max(...ingest.map((r) => r.p99)) };
       console.log(
@@ -203,8 +207,17 @@ async function main() {
       ],
     ] as const;
     for (const [name, ok] of checks) console.log(`${ok ? "PASS" : "MISS"}  ${name}`);
+    // On a shared machine the same code's speed moves between rounds; a
+    // difference between two versions smaller than that says nothing.
+    const percent = (x: number) => `${Math.round(x * 100)}%`;
+    for (const { c, live, ingestCpu } of steadiness) {
+      console.log(`noise at c${c}: the no-database route's requests/s moved by ${percent(live)} between rounds, ingest's server CPU per request by ${percent(ingestCpu)}`);
+    }
+    if (ROUNDS > 1 && steadiness.some((x) => x.live > 0.1)) {
+      console.log("NOTE  this machine's speed moved by more than 10% between rounds: compare versions with more rounds (BENCH_ROUNDS) or on a quieter machine");
+    }
     fs.mkdirSync(path.join(ROOT, "bench-results"), { recursive: true });
-    fs.writeFileSync(path.join(ROOT, "bench-results", `ingest-${Date.now()}.json`), JSON.stringify({ prefilled: Number(prefilledRows), duration: DURATION, rounds: ROUNDS, rows, results, checks }, null, 2));
+    fs.writeFileSync(path.join(ROOT, "bench-results", `ingest-${Date.now()}.json`), JSON.stringify({ prefilled: Number(prefilledRows), duration: DURATION, rounds: ROUNDS, rows, results, steadiness, checks }, null, 2));
   } finally {
     stopServer();
     await pool.end().catch(() => {});
