@@ -163,8 +163,12 @@ async function main() {
         missing[c] += check.missing;
       }
       const mean = (runs: WrkResult[]) => runs.reduce((n, r) => n + r.rps, 0) / runs.length;
-      const spread = (values: number[]) => (Math.max(...values) - Math.min(...values)) / Math.min(...values);
-      steadiness.push({ c, live: spread(live.map((r) => r.rps)), ingestCpu: spread(ingest.map((r) => r.cpuMsPerRequest)) });
+      // Coefficient of variation between rounds (needs two rounds or more).
+      const variation = (values: number[]) => {
+        const m = values.reduce((a, v) => a + v, 0) / values.length;
+        return Math.sqrt(values.reduce((a, v) => a + (v - m) ** 2, 0) / (values.length - 1)) / m;
+      };
+      if (ROUNDS > 1) steadiness.push({ c, live: variation(live.map((r) => r.rps)), ingestCpu: variation(ingest.map((r) => r.cpuMsPerRequest)) });
       results[`live${c}`] = { rps: mean(live), p99: Math.max(...live.map((r) => r.p99)) };
       results[`ingest${c}`] = { rps: mean(ingest), p99: Math.max(...ingest.map((r) => r.p99)) };
       console.log(
@@ -210,11 +214,15 @@ async function main() {
     // On a shared machine the same code's speed moves between rounds; a
     // difference between two versions smaller than that says nothing.
     const percent = (x: number) => `${Math.round(x * 100)}%`;
+    if (ROUNDS < 2) console.log("noise: not measured (BENCH_ROUNDS=1)");
     for (const { c, live, ingestCpu } of steadiness) {
-      console.log(`noise at c${c}: the no-database route's requests/s moved by ${percent(live)} between rounds, ingest's server CPU per request by ${percent(ingestCpu)}`);
+      console.log(
+        `noise at c${c}, between rounds (coefficient of variation): the no-database route's requests/s ${percent(live)}, ingest's server CPU per request ${percent(ingestCpu)}; ` +
+          `the mean of ${ROUNDS} rounds is uncertain by about ${percent(live / Math.sqrt(ROUNDS))}`,
+      );
     }
-    if (ROUNDS > 1 && steadiness.some((x) => x.live > 0.1)) {
-      console.log("NOTE  this machine's speed moved by more than 10% between rounds: compare versions with more rounds (BENCH_ROUNDS) or on a quieter machine");
+    if (steadiness.some((x) => x.live > 0.1 || x.ingestCpu > 0.1)) {
+      console.log("NOTE  this machine's speed varied by more than 10% between rounds: compare versions with more rounds (BENCH_ROUNDS) or on a quieter machine");
     }
     fs.mkdirSync(path.join(ROOT, "bench-results"), { recursive: true });
     fs.writeFileSync(path.join(ROOT, "bench-results", `ingest-${Date.now()}.json`), JSON.stringify({ prefilled: Number(prefilledRows), duration: DURATION, rounds: ROUNDS, rows, results, steadiness, checks }, null, 2));

@@ -25,6 +25,9 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const PORT = Number(process.env.BENCH_PORT ?? 3100);
 const PREFILL = Number(process.env.BENCH_PREFILL ?? 1_000_000);
 const BATCH = Number(process.env.BENCH_BATCH ?? 0);
+/** wrk's opening pause (harness.ts), and the part of each run the profile leaves out at its start and end. */
+const OPENING_PAUSE_S = 0.3;
+if (!(DURATION >= 3)) throw new Error("BENCH_DURATION must be at least 3 seconds: the profile leaves out 0.6 s of each run");
 
 process.env.TELLTALE_SECRET ??= "bench-secret-bench-secret-bench-secret-0123";
 process.env.TELLTALE_LOG ??= "silent";
@@ -51,7 +54,7 @@ type ProfileNode = { id: number; callFrame: { functionName: string; url: string;
 type Profile = { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[]; startTime: number };
 /** A run's place in the profile: microseconds on the clock V8 stamps samples with (CLOCK_MONOTONIC, as process.hrtime). */
 type Window = { route: string; from: number; to: number; requests: number };
-type Tally = { total: number; byKind: Map<string, number>; byFunction: Map<string, number> };
+type Tally = { total: number; idle: number; byKind: Map<string, number>; byFunction: Map<string, number> };
 
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 
@@ -67,7 +70,7 @@ function kindOf(url: string, functionName: string): string {
 /** Self time per kind and per function of the samples inside each window, by route. */
 function tally(profile: Profile, windows: Window[]): Map<string, Tally> {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  const tallies = new Map(windows.map((w) => [w.route, { total: 0, byKind: new Map<string, number>(), byFunction: new Map<string, number>() }]));
+  const tallies = new Map(windows.map((w) => [w.route, { total: 0, idle: 0, byKind: new Map<string, number>(), byFunction: new Map<string, number>() }]));
   const add = (m: Map<string, number>, k: string, us: number) => m.set(k, (m.get(k) ?? 0) + us);
   let at = profile.startTime;
   profile.samples.forEach((id, i) => {
@@ -79,7 +82,9 @@ function tally(profile: Profile, windows: Window[]): Map<string, Tally> {
     const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
     const short = url.replace(/^file:\/\//, "").replace(process.cwd() + "/", "").replace(/^.*node_modules\//, "");
     const t = tallies.get(window.route)!;
-    t.total += us;
+    // Samples cover wall-clock time: waiting is counted apart from work.
+    if (functionName === "(idle)") t.idle += us;
+    else t.total += us;
     add(t.byKind, kindOf(url, functionName), us);
     add(t.byFunction, `${functionName || "(anonymous)"} ${short ? `${short}:${lineNumber + 1}` : ""}`.trim(), us);
   });
@@ -99,10 +104,10 @@ function printComparison(profile: Profile, base: Window, subject: Window): void 
       .map((r) => `${(r.subject - r.base).toFixed(1).padStart(8)} ${r.subject.toFixed(1).padStart(8)} ${r.base.toFixed(1).padStart(8)}  ${r.k}`)
       .join("\n");
   console.log(
-    `\nprofiled per request: ${subject.route} ${(s.total / subject.requests).toFixed(0)} µs, ${base.route} ${(b.total / base.requests).toFixed(0)} µs ` +
-      `(the main thread; "(idle)" is time it waited)`,
+    `\nthe main thread per request: ${subject.route} ${(s.total / subject.requests).toFixed(0)} µs working, ${(s.idle / subject.requests).toFixed(0)} µs waiting; ` +
+      `${base.route} ${(b.total / base.requests).toFixed(0)} µs working, ${(b.idle / base.requests).toFixed(0)} µs waiting`,
   );
-  console.log(`\nby kind of code, µs per request (difference, ${subject.route}, ${base.route}):\n${rows("byKind", 20)}`);
+  console.log(`\nby kind of code, µs per request, every kind ("(idle)": waiting) (difference, ${subject.route}, ${base.route}):\n${rows("byKind", Infinity)}`);
   console.log(`\nfunctions whose self time grew most, µs per request (difference, ${subject.route}, ${base.route}):\n${rows("byFunction", 30)}`);
 }
 
@@ -140,7 +145,8 @@ async function main() {
       const r: WrkResult = await wrk(server, { ...load, connections: CONNECTIONS, seconds: DURATION });
       const to = Math.min(monotonicUs(), from - 500_000 + DURATION * 1_000_000) - 100_000;
       const pgMs = cpuMsOf("postgres") - pgBefore;
-      windows.push({ route, from, to, requests: (r.rps * (to - from)) / 1e6 });
+      // The rate while loaded: wrk's own requests/s counts the opening pause.
+      windows.push({ route, from, to, requests: (r.requests / (DURATION - OPENING_PAUSE_S)) * ((to - from) / 1e6) });
       console.log(
         `${route} c${CONNECTIONS}: ${Math.round(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms; ` +
           `CPU per request: server ${r.cpuMsPerRequest.toFixed(2)} ms, PostgreSQL ${(pgMs / r.requests).toFixed(2)} ms, wrk ${r.wrkCpuMsPerRequest.toFixed(2)} ms`,

@@ -46,6 +46,9 @@ describe("forged keys", () => {
       expect([status, body.code]).toEqual([401, "invalid_api_key"]);
     }
     expect(lookups).not.toHaveBeenCalled();
+    // The control: a well-formed key that is not cached is looked up, once.
+    expect((await sendEvent(generateApiKey(), event(p.id), from(address))).status).toBe(401);
+    expect(lookups).toHaveBeenCalledTimes(1);
     expect((await sendEvent(p.apiKey, event(p.id), from(address))).status).toBe(201);
     expect(await countEvents(p.id)).toBe(2);
   });
