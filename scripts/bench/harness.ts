@@ -200,7 +200,7 @@ function toMs(value: string): number {
  * (by 2% at 15 s), for every route alike. BENCH_OPEN_UNDER_LOAD=1 measures
  * the storm as well.
  */
-const OPENING_PAUSE_MS = process.env.BENCH_OPEN_UNDER_LOAD === "1" ? 0 : 300;
+export const OPENING_PAUSE_MS = process.env.BENCH_OPEN_UNDER_LOAD === "1" ? 0 : 300;
 
 /** `script` (or none) with wrk's delay() pausing the first request of each of `connections` connections. */
 function withOpeningPause(connections: number, script?: string): string | undefined {

@@ -17,7 +17,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { cloneSeeded, schemaTag, startServer, wrk, useDatabase, type WrkResult } from "@/scripts/bench/harness";
+import { cloneSeeded, OPENING_PAUSE_MS, schemaTag, startServer, wrk, useDatabase, type WrkResult } from "@/scripts/bench/harness";
 import { ingestTemplateName, wrkScript } from "@/scripts/bench/workload";
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -25,9 +25,10 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const PORT = Number(process.env.BENCH_PORT ?? 3100);
 const PREFILL = Number(process.env.BENCH_PREFILL ?? 1_000_000);
 const BATCH = Number(process.env.BENCH_BATCH ?? 0);
-/** wrk's opening pause (harness.ts), and the part of each run the profile leaves out at its start and end. */
-const OPENING_PAUSE_S = 0.3;
-if (!(DURATION >= 3)) throw new Error("BENCH_DURATION must be at least 3 seconds: the profile leaves out 0.6 s of each run");
+/** The part of each run the profile leaves out: wrk's opening pause (harness.ts) and a margin after it, and the last moments. */
+const SKIP_START_US = OPENING_PAUSE_MS * 1000 + 200_000;
+const SKIP_END_US = 100_000;
+if (!(DURATION >= 3)) throw new Error("BENCH_DURATION must be at least 3 seconds: the profile leaves out up to 0.6 s of each run");
 
 process.env.TELLTALE_SECRET ??= "bench-secret-bench-secret-bench-secret-0123";
 process.env.TELLTALE_LOG ??= "silent";
@@ -140,13 +141,14 @@ async function main() {
     const windows: Window[] = [];
     for (const { route, load } of routes) {
       const pgBefore = cpuMsOf("postgres");
-      // Past wrk's opening pause (each connection's first request waits 300 ms), and before its end.
-      const from = monotonicUs() + 500_000;
+      // Past wrk's opening pause (each connection's first request waits for it), and before its end.
+      const start = monotonicUs();
+      const from = start + SKIP_START_US;
       const r: WrkResult = await wrk(server, { ...load, connections: CONNECTIONS, seconds: DURATION });
-      const to = Math.min(monotonicUs(), from - 500_000 + DURATION * 1_000_000) - 100_000;
+      const to = Math.min(monotonicUs(), start + DURATION * 1_000_000) - SKIP_END_US;
       const pgMs = cpuMsOf("postgres") - pgBefore;
       // The rate while loaded: wrk's own requests/s counts the opening pause.
-      windows.push({ route, from, to, requests: (r.requests / (DURATION - OPENING_PAUSE_S)) * ((to - from) / 1e6) });
+      windows.push({ route, from, to, requests: (r.requests / (DURATION - OPENING_PAUSE_MS / 1000)) * ((to - from) / 1e6) });
       console.log(
         `${route} c${CONNECTIONS}: ${Math.round(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms; ` +
           `CPU per request: server ${r.cpuMsPerRequest.toFixed(2)} ms, PostgreSQL ${(pgMs / r.requests).toFixed(2)} ms, wrk ${r.wrkCpuMsPerRequest.toFixed(2)} ms`,
