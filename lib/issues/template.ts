@@ -31,7 +31,7 @@ const POD_END = /-[bcdfghjklmnpqrstvwxz2456789]{5}(?![^\s'"`“”()[\]{},;.:!?]
 const ASCII_DELIMITERS = new Uint8Array(0x80);
 for (const char of " '\"`()[]{},;") ASCII_DELIMITERS[char.charCodeAt(0)] = 1;
 const IRREGULAR_SPACE = /\s\s|[^\S ]/;
-const MAY_NEED_MASKING = /[0-9@?#'"`“]|-[bcdfghjklmnpqrstvwxz2456789]{5}|\s\s|[^\S ]/;
+const MAY_NEED_MASKING = /[0-9@?#'"`“]|-[bcdfghjklmnpqrstvwxz2456789]{5}|_[A-Za-z]{8}|\s\s|[^\S ]/;
 const MAY_VARY = /[0-9@?#]/;
 const MAY_EMBED = /[@.-]/;
 
@@ -72,6 +72,20 @@ const POD_SUFFIX = /(?<=[A-Za-z0-9])-[bcdfghjklmnpqrstvwxz2456789]{6,10}-[bcdfgh
 const SEGMENTS =
   /(?<![\w>])[a-z]{1,12}(?:_[a-z]{1,12})*_[A-Za-z]*\d[A-Za-z0-9]*(?:_[A-Za-z0-9]+)*(?![\w<])|\d+(?:\.\d+)+|[A-Za-z0-9]+/g;
 
+// A Stripe-style id whose random part happens to hold no digit
+// (`ord_fypgkirw`: one in fourteen 8-character base-36 ids, one in nine
+// hundred of base 62's 20 characters). Only after a short lowercase prefix,
+// and only when the part after it does not read as a word (looksGenerated).
+const PREFIXED_LETTERS = /(?<![\w<>@.-])[a-z]{2,5}_([A-Za-z]{8,64})(?![\w<>@-]|\.\w)/g;
+const MAY_BE_PREFIXED_LETTERS = /_[A-Za-z]{8}/;
+// Consonant pairs that English words and names use; a random string of
+// letters has several pairs outside this list, a word almost never two.
+const WORD_CONSONANT_PAIRS = new Set(
+  ("bl br bs ch ck cl cr cs ct dg dr ds ff fl fr ft gh gl gn gr gs hm hn hr ht kl kn ks ld lf lk ll lm lp ls lt lv " +
+    "mb mm mn mp ms mt nc nd nf ng nk nl nm nn nr ns nt nv nx ph pl pm pp pr ps pt rb rc rd rf rg rh rk rl rm rn rp " +
+    "rr rs rt rv rw sc sh sk sl sm sn sp sq ss st sw tc th tl tr ts tt tw tz wh wk wl wn wr ws xt").split(" "),
+);
+
 // Only a unit that ends its token (`3 ms`, `3 ms.`), not the start of one (`3 ms@x`).
 const SPACED_DURATION =
   /<num> (?:ns|us|µs|μs|ms|millis|milliseconds?|secs?|seconds?|s|mins?|minutes?|hrs?|hours?|days?)(?=$|[ ,;)\]}'"`”]|[.:!?](?: |$))/g;
@@ -86,10 +100,46 @@ export function messageTemplate(message: string): string {
   // Many messages hold nothing to mask; finding that out is cheaper than the pass.
   if (!MAY_NEED_MASKING.test(message)) return cap(trimSpaces(message));
   let template = trimSpaces(IRREGULAR_SPACE.test(message) ? message.replace(/\s+/g, " ") : message);
+  if (MAY_BE_PREFIXED_LETTERS.test(template)) template = template.replace(PREFIXED_LETTERS, maskPrefixedLetters);
   template = maskTokensAndQuotes(template);
   if (template.includes("<num> ")) template = template.replace(SPACED_DURATION, "<duration>");
   if (template.includes("<time>")) template = template.replace(SPELLED_DATE, "<time>");
   return cap(template);
+}
+
+function maskPrefixedLetters(match: string, rest: string): string {
+  return looksGenerated(rest) ? "<id>" : match;
+}
+
+/**
+ * Whether letters look drawn at random rather than spelled: base-62 case
+ * (two capitals and two small letters, not only at the start), or two
+ * consonant pairs that words do not use (`fypgkirw`: fy is fine, yp, pg, gk
+ * are not, with y as a vowel). Catches about four in five 8-letter random
+ * strings and nine in ten of 10 letters; of common words it takes
+ * `strengths` (gt, hs).
+ */
+export function looksGenerated(letters: string): boolean {
+  let upper = 0;
+  let lowerAfterFirst = 0;
+  for (let i = 1; i < letters.length; i++) {
+    const code = letters.charCodeAt(i);
+    if (code <= 0x5a) upper++;
+    else lowerAfterFirst++;
+  }
+  if (upper >= 2 && lowerAfterFirst >= 2) return true;
+  const lower = letters.toLowerCase();
+  let uncommon = 0;
+  for (let i = 0; i + 1 < lower.length; i++) {
+    const a = lower[i]!;
+    const b = lower[i + 1]!;
+    if (!isVowel(a) && !isVowel(b) && !WORD_CONSONANT_PAIRS.has(a + b) && ++uncommon >= 2) return true;
+  }
+  return false;
+}
+
+function isVowel(letter: string): boolean {
+  return letter === "a" || letter === "e" || letter === "i" || letter === "o" || letter === "u" || letter === "y";
 }
 
 function trimSpaces(text: string): string {

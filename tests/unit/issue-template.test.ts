@@ -1,7 +1,7 @@
 import { seededRandom } from "@/scripts/bench/random";
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { issueGroupingKey, MAX_TEMPLATE_CHARS, messageTemplate } from "@/lib/issues/template";
+import { issueGroupingKey, looksGenerated, MAX_TEMPLATE_CHARS, messageTemplate } from "@/lib/issues/template";
 
 /** Real-looking messages and their exact templates. */
 const TABLE: [message: string, template: string][] = [
@@ -118,6 +118,10 @@ const SAME: [string, string][] = [
   ["Event loop blocked for 3 ms", "Event loop blocked for 120µs"],
   ["Connection from 2001:db8::1 refused", "Connection from 192.168.0.7 refused"],
   ["Customer cus_Nf7Qx2 has no default payment method", "Customer cus_P9aZ3kLmN0 has no default payment method"],
+  // The random part of a prefixed id may hold no digit.
+  ["Payment provider timeout for order ord_x8k2a1c9", "Payment provider timeout for order ord_fypgkirw"],
+  ["Customer cus_Nf7Qx2 has no default payment method", "Customer cus_MqLiJLkdIwHu has no default payment method"],
+  ["GET /orders/ord_3kq9z1xw/refund failed", "GET /orders/ord_hvqtbxmc/refund failed"],
   ["Segmentation fault at address 0x7ffd5e8c1a2b", "Segmentation fault at address 0x0"],
   ["Container 4f66ad9a0b2e exited with code 137", "Container 9c1d2e3f4a5b exited with code 1"],
   ["See https://example.com/docs#install-step-2", "See https://example.com/docs#upgrade"],
@@ -142,8 +146,34 @@ const DIFFERENT: [string, string][] = [
   ["e2e tests failed", "unit tests failed"],
   ["Worker node12 lost heartbeat", "Worker node12 is back"],
   ["User 42 not found", "User 42 not found."],
+  // Snake-case names after a short prefix are words, not ids.
+  ["relation user_settings does not exist", "relation user_sessions does not exist"],
+  ["max_connections reached", "max_transactions reached"],
 ];
 
+
+describe("looksGenerated (the letters of a prefixed id without a digit)", () => {
+  const WORDS =
+    "settings profiles connections permissions constraint thresholds password sessions customers accounts products invoices payments schedule transactions migrations statements attributes timestamp template webhooks scripts instructions construct backlinks markdown sandbox handlers dispatch checkout shipping warehouse inventory notifications subscriptions campaigns analytics uploads downloads thumbnails postgres keyspace bookings calendar featured archived pending refunded disputed captured authorized succeeded checkpoint fulfillment knowledge maxRetries createdAt".split(" ");
+
+  it("keeps words, snake-case parts and camelCase names", () => {
+    expect(WORDS.filter(looksGenerated)).toEqual([]);
+  });
+
+  it("takes most random letters: four in five of 8 lowercase letters, more when longer, nearly all of mixed case", () => {
+    const random = seededRandom(20261127);
+    const draw = (alphabet: string, n: number) => Array.from({ length: n }, () => alphabet[Math.floor(random() * alphabet.length)]).join("");
+    const lower = "abcdefghijklmnopqrstuvwxyz";
+    const share = (alphabet: string, n: number) => {
+      let taken = 0;
+      for (let i = 0; i < 2000; i++) if (looksGenerated(draw(alphabet, n))) taken++;
+      return taken / 2000;
+    };
+    expect(share(lower, 8)).toBeGreaterThan(0.75);
+    expect(share(lower, 12)).toBeGreaterThan(0.9);
+    expect(share(lower + lower.toUpperCase(), 12)).toBeGreaterThan(0.99);
+  });
+});
 
 describe("messageTemplate", () => {
   it.each(TABLE)("%s", (message, template) => {
@@ -270,8 +300,9 @@ describe("messageTemplate", () => {
     const pick = <T>(items: ArrayLike<T>): T => items[int(items.length)];
     const chars = (alphabet: string, n: number) => Array.from({ length: n }, () => pick(alphabet)).join("");
     const lower = (n: number) => chars("abcdefghijklmnopqrstuvwxyz", n);
-    // Ids carry a digit (an id made only of letters cannot be told from a
-    // word) and, when long, a letter (one made only of digits is a number).
+    // Ids carry a digit (letters alone are masked only when they look
+    // generated, which is probable, not certain: see looksGenerated) and,
+    // when long, a letter (one made only of digits is a number).
     const withDigit = (alphabet: string, n: number) => {
       const s = chars(alphabet, n);
       const at = int(n);
