@@ -74,9 +74,11 @@ const SEGMENTS =
 
 // A Stripe-style id whose random part happens to hold no digit
 // (`ord_fypgkirw`: one in fourteen 8-character base-36 ids, one in nine
-// hundred of base 62's 20 characters). Only after a short lowercase prefix,
-// and only when the part after it does not read as a word (looksGenerated).
-const PREFIXED_LETTERS = /(?<![\w<>@.-])[a-z]{2,5}_([A-Za-z]{8,64})(?![\w<>@-]|\.\w)/g;
+// hundred of base 62's 20 characters). Only after a short lowercase prefix:
+// always after one that names an id and nothing else (Stripe's own), else
+// when the part after it does not read as a word (looksGenerated).
+const PREFIXED_LETTERS = /(?<![\w<>@.-])([a-z]{2,5})_([A-Za-z]{8,64})(?![\w<>@-]|\.\w)/g;
+const ID_PREFIXES = new Set(["acct", "ch", "cus", "evt", "ord", "pi", "pm", "seti", "tok", "txn", "usr"]);
 const MAY_BE_PREFIXED_LETTERS = /_[A-Za-z]{8}/;
 // Consonant pairs that English words and names use; a random string of
 // letters has several pairs outside this list, a word almost never two.
@@ -107,8 +109,8 @@ export function messageTemplate(message: string): string {
   return cap(template);
 }
 
-function maskPrefixedLetters(match: string, rest: string): string {
-  return looksGenerated(rest) ? "<id>" : match;
+function maskPrefixedLetters(match: string, prefix: string, rest: string): string {
+  return ID_PREFIXES.has(prefix) || looksGenerated(rest) ? "<id>" : match;
 }
 
 /**

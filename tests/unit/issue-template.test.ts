@@ -122,6 +122,9 @@ const SAME: [string, string][] = [
   ["Payment provider timeout for order ord_x8k2a1c9", "Payment provider timeout for order ord_fypgkirw"],
   ["Customer cus_Nf7Qx2 has no default payment method", "Customer cus_MqLiJLkdIwHu has no default payment method"],
   ["GET /orders/ord_3kq9z1xw/refund failed", "GET /orders/ord_hvqtbxmc/refund failed"],
+  // After a prefix that only ids use, any letters are the id's.
+  ["Payment provider timeout for order ord_x8k2a1c9", "Payment provider timeout for order ord_fixypaoy"],
+  ["Customer cus_Nf7Qx2 not found", "Customer cus_kocxeglt not found"],
   ["Segmentation fault at address 0x7ffd5e8c1a2b", "Segmentation fault at address 0x0"],
   ["Container 4f66ad9a0b2e exited with code 137", "Container 9c1d2e3f4a5b exited with code 1"],
   ["See https://example.com/docs#install-step-2", "See https://example.com/docs#upgrade"],
@@ -149,6 +152,7 @@ const DIFFERENT: [string, string][] = [
   // Snake-case names after a short prefix are words, not ids.
   ["relation user_settings does not exist", "relation user_sessions does not exist"],
   ["max_connections reached", "max_transactions reached"],
+  ["api_settings missing", "api_sessions missing"],
 ];
 
 
