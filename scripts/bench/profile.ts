@@ -17,7 +17,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { cloneSeeded, OPENING_PAUSE_MS, schemaTag, startServer, wrk, useDatabase, type WrkResult } from "@/scripts/bench/harness";
+import { checkpoint, cloneSeeded, OPENING_PAUSE_MS, schemaTag, startServer, wrk, useDatabase, type WrkResult } from "@/scripts/bench/harness";
 import { ingestTemplateName, wrkScript } from "@/scripts/bench/workload";
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -138,6 +138,7 @@ async function main() {
       { route: subjectRoute, load: { path: "/", script } },
     ];
     for (const { load } of routes) await wrk(server, { ...load, connections: 8, seconds: 3 }); // warm-up: JIT, pool, routes
+    await checkpoint(); // as bench:ingest: the runs start at the same point of PostgreSQL's checkpoint cycle
     const windows: Window[] = [];
     for (const { route, load } of routes) {
       const pgBefore = cpuMsOf("postgres");

@@ -26,7 +26,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { buildApp, cloneSeeded, ROOT, schemaTag, startServer, wrk, type WrkResult, useDatabase } from "@/scripts/bench/harness";
+import { buildApp, checkpoint, cloneSeeded, ROOT, schemaTag, startServer, wrk, type WrkResult, useDatabase } from "@/scripts/bench/harness";
 import { wrkScript } from "@/scripts/bench/workload";
 
 const EXPIRED = Number(process.env.BENCH_EXPIRED ?? 5_000_000);
@@ -184,6 +184,7 @@ async function main() {
     const load = () => wrk(server, { path: "/", connections: CONNECTIONS, seconds: WINDOW, script: scriptFile });
 
     await load(); // warm-up: JIT, the pool, route compilation
+    await checkpoint(); // as bench:ingest: the windows before and during retention start from the same point of the checkpoint cycle
     const windows: Window[] = [];
     const show = (w: Window) =>
       console.log(`${w.phase.padEnd(6)} ${Math.round(w.result.rps).toString().padStart(5)} req/s  p50 ${w.result.p50.toFixed(1).padStart(6)} ms  p99 ${w.result.p99.toFixed(1).padStart(6)} ms  max ${w.result.max.toFixed(0).padStart(5)} ms  non-2xx ${w.result.non2xx}  errors ${w.result.errors}`);
