@@ -73,9 +73,9 @@ const SEGMENTS =
   /(?<![\w>])[a-z]{1,12}(?:_[a-z]{1,12})*_[A-Za-z]*\d[A-Za-z0-9]*(?:_[A-Za-z0-9]+)*(?![\w<])|\d+(?:\.\d+)+|[A-Za-z0-9]+/g;
 
 // A Stripe-style id whose random part happens to hold no digit
-// (`ord_fypgkirw`: one in fourteen 8-character base-36 ids, one in nine
-// hundred of base 62's 20 characters). Only after a short lowercase prefix:
-// always after one that names an id and nothing else (Stripe's own), else
+// (`ord_fypgkirw`: one in fourteen 8-character base-36 ids, one in 34 of
+// base 62's 20 characters). Only after a short lowercase prefix:
+// always after one that names an id and nothing else (Stripe's, and usr_), else
 // when the part after it does not read as a word (looksGenerated).
 const PREFIXED_LETTERS = /(?<![\w<>@.-])([a-z]{2,5})_([A-Za-z]{8,64})(?![\w<>@-]|\.\w)/g;
 const ID_PREFIXES = new Set(["acct", "ch", "cus", "evt", "ord", "pi", "pm", "seti", "tok", "txn", "usr"]);
