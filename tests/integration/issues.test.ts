@@ -56,6 +56,21 @@ describe("grouping at ingest", () => {
     expect(error.firstSeen).toBe(earliest.toISOString());
   });
 
+  it("keeps one issue when some order ids hold no digit (one 8-character base-36 id in fourteen)", async () => {
+    const team = await createTeam("group-letters");
+    const ids = ["ord_x8k2a1c9", "ord_fypgkirw", "ord_kocxeglt", "ord_3kq9z1xw", "ord_fixypaoy"];
+    const sent = await sendBatch(team.project.apiKey, { events: ids.map((id) => ({ projectId: team.project.id, level: "error", message: `Payment provider timeout after 30000ms for order ${id}` })) });
+    expect(sent.status).toBe(201);
+    // A word after a short prefix is not an id: another issue.
+    await ingest(team, { level: "error", message: "Payment provider timeout after 30000ms for order max_settings" });
+
+    const { body } = await issues(team);
+    expect(body.issues.map((i) => [i.title, i.count]).sort()).toEqual([
+      ["Payment provider timeout after <duration> for order <id>", 5],
+      ["Payment provider timeout after <duration> for order max_settings", 1],
+    ]);
+  });
+
   it("a client fingerprint replaces the template (whatever the message and level); the issue takes the most severe level", async () => {
     const team = await createTeam("fingerprint");
     await ingest(team, { level: "warn", message: "card declined", fingerprint: ["payments", "declines"] });
