@@ -58,6 +58,11 @@ export function headline(n: Notification, quote: (text: string) => string = (t) 
   return `${TRIGGER_WORDS[n.trigger].one} in "${project}": ${quote(clip(n.issue?.title ?? ""))}`;
 }
 
+/** What a spike rule asked for, for the line under the headline. */
+function spikeFacts(spike: NonNullable<Notification["spike"]>): string {
+  return `Threshold: ${spike.count.toLocaleString("en-US")} events in ${spike.minutes} min (${spike.scope === "issue" ? "one issue" : "the whole project"}).`;
+}
+
 function issueFacts(issue: NotifiedIssue): string {
   return `${issue.level} · ${issue.count.toLocaleString("en-US")} event${issue.count === 1 ? "" : "s"} · first seen ${issue.firstSeen} · last seen ${issue.lastSeen}`;
 }
@@ -70,7 +75,7 @@ export function alertMail(n: Notification, to: string): MailMessage {
   const line = headline(n, inertMailText);
   const details: string[] = [];
   if (n.issue) details.push(`${inertMailText(clip(n.issue.title))}`, issueFacts(n.issue));
-  if (n.spike) details.push(`Threshold: ${n.spike.count.toLocaleString("en-US")} events in ${n.spike.minutes} min (${n.spike.scope === "issue" ? "one issue" : "the whole project"}).`);
+  if (n.spike) details.push(spikeFacts(n.spike));
   if (n.digest) {
     for (const item of n.digest.issues.slice(0, DIGEST_LISTED)) details.push(`- ${inertMailText(clip(item.title))} (${item.level}, ${plural(item.count, "event")})`);
     if (n.digest.total > DIGEST_LISTED) details.push(`…and ${n.digest.total - DIGEST_LISTED} more.`);
@@ -116,6 +121,7 @@ export function slackBody(n: Notification) {
   const line = headline(n, slackText);
   const lines = [`*<${n.url}|${line}>*`];
   if (n.issue) lines.push(slackText(issueFacts(n.issue)));
+  if (n.spike) lines.push(spikeFacts(n.spike));
   if (n.digest) for (const item of n.digest.issues.slice(0, DIGEST_LISTED)) lines.push(`• <${item.url}|${slackText(clip(item.title))}> (${item.level})`);
   return {
     text: line,
@@ -143,18 +149,21 @@ export function discordBody(n: Notification) {
         { name: "First seen", value: n.issue.firstSeen, inline: false },
       ]
     : [];
-  const description = n.digest
-    ? n.digest.issues.slice(0, DIGEST_LISTED).map((i) => `• ${discordText(clip(i.title))} (${i.level})`).join("\n")
-    : n.issue
-      ? discordText(clip(n.issue.title, 1_000))
-      : "";
+  const description = [
+    n.digest ? n.digest.issues.slice(0, DIGEST_LISTED).map((i) => `• ${discordText(clip(i.title))} (${i.level})`).join("\n") : null,
+    !n.digest && n.issue ? discordText(clip(n.issue.title, 1_000)) : null,
+    n.spike ? spikeFacts(n.spike) : null,
+  ]
+    .filter(Boolean)
+    .join("\n");
   return {
     content: clip(line, 2_000),
     embeds: [
       {
         title: clip(n.issue ? n.issue.title : n.project.name, 256),
         url: n.url,
-        description: clip(description, 4_000),
+        // Discord reads an empty description as none; some Discord-compatible receivers refuse it.
+        ...(description ? { description: clip(description, 4_000) } : {}),
         color: DISCORD_COLORS[n.issue?.level ?? "info"],
         fields,
         timestamp: n.sentAt.toISOString(),

@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import { alertMail, discordBody, slackBody, type Notification } from "@/lib/alerts/messages";
+
+const base: Notification = {
+  deliveryId: "00000000-0000-4000-8000-000000000001",
+  trigger: "spike",
+  test: false,
+  project: { id: "p1", name: "shop-api", url: "https://telltale.example/projects/p1" },
+  issue: null,
+  spike: { observed: 59, count: 50, minutes: 5, scope: "project" },
+  digest: null,
+  url: "https://telltale.example/projects/p1",
+  sentAt: new Date("2026-11-27T05:38:35Z"),
+};
+
+const issue = {
+  id: "i1",
+  title: "Payment failed for order <id>",
+  level: "error" as const,
+  count: 61,
+  firstSeen: "2026-11-27T05:05:33.107Z",
+  lastSeen: "2026-11-27T05:37:27.194Z",
+  url: "https://telltale.example/projects/p1/issues/i1",
+};
+
+describe("spike notifications say what the rule asked for, in every channel", () => {
+  it("a project spike: the threshold and scope reach mail, Slack and Discord", () => {
+    const line = "Threshold: 50 events in 5 min (the whole project).";
+    expect(alertMail(base, "oncall@example.com").text).toContain(line);
+    expect(JSON.stringify(slackBody(base).blocks)).toContain(line);
+    const embed = discordBody(base).embeds[0]!;
+    expect(embed.description).toBe(line);
+    expect(discordBody(base).content).toBe('Spike in "shop\\-api": 59 events in 5 min across the project');
+  });
+
+  it("an issue spike: the issue's title and the threshold for one issue", () => {
+    const n = { ...base, issue, spike: { observed: 12, count: 10, minutes: 1, scope: "issue" as const } };
+    expect(discordBody(n).embeds[0]!.description).toBe("Payment failed for order <id\\>\nThreshold: 10 events in 1 min (one issue).");
+    expect(JSON.stringify(slackBody(n).blocks)).toContain("Threshold: 10 events in 1 min (one issue).");
+  });
+
+  it("Discord: an embed with nothing to describe has no description field, not an empty one", () => {
+    const n: Notification = { ...base, trigger: "new_issue", test: true, spike: null };
+    expect(discordBody(n).embeds[0]).not.toHaveProperty("description");
+    expect(discordBody({ ...n, issue }).embeds[0]!.description).toBe("Payment failed for order <id\\>"); // Markdown escaped
+  });
+});
