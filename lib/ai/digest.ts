@@ -257,7 +257,7 @@ export type WindowDescription = {
 
 /**
  * The window in words. Whole lengths read as they were asked ("last 24
- * hours", "last 2 days"); others are rounded to the minute and say "about".
+ * hours", "last 2 days"); others are cut to the whole minute and say "about".
  * Short windows show seconds, where minutes alone would blur the edges.
  */
 export function describeWindow(since: Date, now: Date): WindowDescription {
@@ -293,7 +293,9 @@ function durationWords(ms: number): string {
     const seconds = Math.round(ms / 1000);
     return seconds % 60 === 0 ? plural(seconds / 60, "minute") : `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
   }
-  return `about ${minutesOrHours(Math.round(ms / MINUTE_MS) * MINUTE_MS)}`;
+  // Whole minutes, as the range shows them: the dashboard asks from a whole
+  // minute, so its "last hour" at 10:00:40 reads "about 1 hour, 09:00 to 10:00".
+  return `about ${minutesOrHours(Math.floor(ms / MINUTE_MS) * MINUTE_MS)}`;
 }
 
 /** Whole hours as hours, else "90 minutes" under two hours and "3 h 7 min" above. */

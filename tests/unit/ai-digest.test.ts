@@ -46,6 +46,10 @@ describe("buildDigest", () => {
     expect(linesOf(buildDigest(summaryFacts({ issues: [issues.pool], now: new Date(NOW.getTime() + 17_412) })))[0]).toBe(
       "**Window:** last about 1 hour, 2026-11-22 09:00 to 10:00 UTC (now). Trends compare with the previous hour (07:59 to 09:00 UTC).",
     );
+    // The dashboard's "last hour" asks from a whole minute; pressed at 10:00:40 it is still about an hour.
+    expect(linesOf(buildDigest(summaryFacts({ issues: [issues.pool], now: new Date(NOW.getTime() + 40_000) })))[0]).toMatch(
+      /^\*\*Window:\*\* last about 1 hour, 2026-11-22 09:00 to 10:00 UTC \(now\)\. Trends compare with the previous hour/,
+    );
     expect(digestFor(at("09:57:30"))).toMatch(/^\*\*Window:\*\* last 2 min 30 s, 2026-11-22 09:57:30 to 10:00:00 UTC \(now\)\. Trends compare with the previous 2 min 30 s \(09:55:00 to 09:57:30 UTC\)/);
     // Over a window that spans days, times in the lists carry their date.
     expect(buildDigest(summaryFacts({ issues: [issues.pool], since: at("10:00", "2026-11-21") }))).toContain(
