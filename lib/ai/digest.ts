@@ -12,6 +12,7 @@
 import { totalOf, type IssueFacts, type LevelCounts, type ProjectFacts, type SummaryFacts } from "@/lib/ai/facts";
 import { CHANGE_FOLLOW_MS, changeTime, findChanges, issueTrend, rankIssues } from "@/lib/ai/rank";
 import type { EventLevel } from "@/lib/events/schema";
+import { formatUtc } from "@/lib/text/format-utc";
 import { plural } from "@/lib/text/plural";
 
 /** Issues listed in full, worst first. */
@@ -232,12 +233,6 @@ function utcClock(since: Date, now: Date): Clock {
     const time = iso.slice(11, withSeconds ? 19 : 16);
     return oneDay && utcDay(date) === day ? `${time} UTC` : `${iso.slice(0, 10)} ${time} UTC`;
   };
-}
-
-/** `2026-11-22 09:14 UTC` (seconds on request). */
-export function formatUtc(date: Date, withSeconds = false): string {
-  const iso = date.toISOString();
-  return `${iso.slice(0, 10)} ${iso.slice(11, withSeconds ? 19 : 16)} UTC`;
 }
 
 function utcDay(date: Date): string {

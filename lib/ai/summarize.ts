@@ -8,7 +8,8 @@ import {
   RetryError,
   TypeValidationError,
 } from "ai";
-import { buildDigest, formatUtc } from "@/lib/ai/digest";
+import { buildDigest } from "@/lib/ai/digest";
+import { formatUtc } from "@/lib/text/format-utc";
 import { totalOf } from "@/lib/ai/facts";
 import { factsFingerprint, loadSummaryFacts } from "@/lib/ai/load-facts";
 import { buildSummaryPrompt } from "@/lib/ai/prompt";

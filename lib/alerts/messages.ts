@@ -1,6 +1,7 @@
 import type { EventLevel } from "@/lib/events/schema";
 import { buttonMailHtml, inertMailText, type MailMessage } from "@/lib/mail/send-mail";
 import type { AlertTrigger, SpikeScope, WebhookFormat } from "@/lib/alerts/schemas";
+import { formatUtc } from "@/lib/text/format-utc";
 import { plural } from "@/lib/text/plural";
 
 /** An issue as a notification describes it. */
@@ -63,8 +64,13 @@ function spikeFacts(spike: NonNullable<Notification["spike"]>): string {
   return `Threshold: ${spike.count.toLocaleString("en-US")} events in ${spike.minutes} min (${spike.scope === "issue" ? "one issue" : "the whole project"}).`;
 }
 
+/** An ISO time as people read it in a mail or chat ("2026-11-27 05:05:33 UTC"); the JSON body keeps ISO. */
+function peopleTime(iso: string): string {
+  return formatUtc(new Date(iso), true);
+}
+
 function issueFacts(issue: NotifiedIssue): string {
-  return `${issue.level} · ${issue.count.toLocaleString("en-US")} event${issue.count === 1 ? "" : "s"} · first seen ${issue.firstSeen} · last seen ${issue.lastSeen}`;
+  return `${issue.level} · ${plural(issue.count, "event")} · first seen ${peopleTime(issue.firstSeen)} · last seen ${peopleTime(issue.lastSeen)}`;
 }
 
 // ---------------------------------------------------------------------------
@@ -146,7 +152,7 @@ export function discordBody(n: Notification) {
     ? [
         { name: "Level", value: n.issue.level, inline: true },
         { name: "Events", value: n.issue.count.toLocaleString("en-US"), inline: true },
-        { name: "First seen", value: n.issue.firstSeen, inline: false },
+        { name: "First seen", value: peopleTime(n.issue.firstSeen), inline: false },
       ]
     : [];
   const description = [

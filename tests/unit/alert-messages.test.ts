@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { alertMail, discordBody, slackBody, type Notification } from "@/lib/alerts/messages";
+import { alertMail, discordBody, genericBody, slackBody, type Notification } from "@/lib/alerts/messages";
 
 const base: Notification = {
   deliveryId: "00000000-0000-4000-8000-000000000001",
@@ -22,6 +22,17 @@ const issue = {
   lastSeen: "2026-11-27T05:37:27.194Z",
   url: "https://telltale.example/projects/p1/issues/i1",
 };
+
+describe("times for people", () => {
+  it("mail, Slack and Discord write first and last seen in UTC to the second; the JSON body keeps ISO", () => {
+    const n: Notification = { ...base, trigger: "new_issue", spike: null, issue, url: issue.url };
+    const facts = "error · 61 events · first seen 2026-11-27 05:05:33 UTC · last seen 2026-11-27 05:37:27 UTC";
+    expect(alertMail(n, "oncall@example.com").text).toContain(facts);
+    expect(JSON.stringify(slackBody(n).blocks)).toContain(facts);
+    expect(discordBody(n).embeds[0]!.fields).toContainEqual({ name: "First seen", value: "2026-11-27 05:05:33 UTC", inline: false });
+    expect(genericBody(n).issue).toMatchObject({ firstSeen: "2026-11-27T05:05:33.107Z", lastSeen: "2026-11-27T05:37:27.194Z" });
+  });
+});
 
 describe("spike notifications say what the rule asked for, in every channel", () => {
   it("a project spike: the threshold and scope reach mail, Slack and Discord", () => {
