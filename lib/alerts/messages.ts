@@ -61,7 +61,7 @@ export function headline(n: Notification, quote: (text: string) => string = (t) 
 
 /** What a spike rule asked for, for the line under the headline. */
 function spikeFacts(spike: NonNullable<Notification["spike"]>): string {
-  return `Threshold: ${spike.count.toLocaleString("en-US")} events in ${spike.minutes} min (${spike.scope === "issue" ? "one issue" : "the whole project"}).`;
+  return `Threshold: ${plural(spike.count, "event")} in ${spike.minutes} min (${spike.scope === "issue" ? "one issue" : "the whole project"}).`;
 }
 
 /** An ISO time as people read it in a mail or chat ("2026-11-27 05:05:33 UTC"); the JSON body keeps ISO. */

@@ -48,6 +48,9 @@ describe("spike notifications say what the rule asked for, in every channel", ()
     const n = { ...base, issue, spike: { observed: 12, count: 10, minutes: 1, scope: "issue" as const } };
     expect(discordBody(n).embeds[0]!.description).toBe("Payment failed for order <id\\>\nThreshold: 10 events in 1 min (one issue).");
     expect(JSON.stringify(slackBody(n).blocks)).toContain("Threshold: 10 events in 1 min (one issue).");
+    // A rule of one event per minute reads as such, and large thresholds keep their separators.
+    expect(alertMail({ ...n, spike: { ...n.spike, count: 1 } }, "a@example.com").text).toContain("Threshold: 1 event in 1 min (one issue).");
+    expect(alertMail({ ...n, spike: { ...n.spike, count: 2500 } }, "a@example.com").text).toContain("Threshold: 2,500 events in 1 min (one issue).");
   });
 
   it("Discord: an embed with nothing to describe has no description field, not an empty one", () => {
