@@ -4,7 +4,7 @@
  */
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
-  const { installHttpGuard } = await import("@/lib/http/node-guard");
+  const { installHttpGuard } = await import("@/lib/edge/node-guard");
   installHttpGuard();
   const { checkSettingsAtStart } = await import("@/lib/config/startup");
   checkSettingsAtStart();

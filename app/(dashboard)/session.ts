@@ -5,7 +5,7 @@ import { currentUser, type SessionUser } from "@/lib/auth/caller";
 import { publicOrigin } from "@/lib/auth/public-origin";
 import { signInPath } from "@/lib/auth/safe-callback";
 import { AppError } from "@/lib/http/errors";
-import { resolveProjectAccess, type ProjectAccess } from "@/lib/projects/access";
+import { resolveProjectAccess, type ProjectAccess } from "@/lib/auth/access";
 
 // One session lookup per request, however many layouts, pages and metadata ask.
 const sessionUser = cache(currentUser);

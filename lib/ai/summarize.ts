@@ -19,7 +19,7 @@ import { settings as appSettings, type AiSettings } from "@/lib/config/settings"
 import { AppError, errors } from "@/lib/http/errors";
 import { logger } from "@/lib/log";
 import { sharedCache } from "@/lib/redis/shared-cache";
-import { resolveProjectAccess } from "@/lib/projects/access";
+import { resolveProjectAccess } from "@/lib/auth/access";
 import { listProjectNamesOfUser } from "@/lib/projects/service";
 
 export type SummarySource = "builtin" | `model:${string}`;

@@ -1,7 +1,7 @@
 import { prisma, type Prisma } from "@/lib/db/client";
 import { CURSOR_MESSAGE, decodeCursor, encodeCursor } from "@/lib/events/cursor";
 import { errors } from "@/lib/http/errors";
-import { requireOwner, type ProjectAccess } from "@/lib/projects/access";
+import { requireOwner, type ProjectAccess } from "@/lib/auth/access";
 import { sendTestNotification } from "@/lib/alerts/processor";
 import { channelLabel } from "@/lib/alerts/rules";
 import type { AlertDeliveriesQuery } from "@/lib/alerts/schemas";

@@ -1,7 +1,7 @@
 import { prisma, type Prisma } from "@/lib/db/client";
 import type { EventLevel } from "@/lib/events/schema";
 import { errors } from "@/lib/http/errors";
-import { requireOwner, type ProjectAccess } from "@/lib/projects/access";
+import { requireOwner, type ProjectAccess } from "@/lib/auth/access";
 import { newSigningSecret } from "@/lib/alerts/signing";
 import { hostOf } from "@/lib/alerts/webhook-address";
 import { MAX_RULES_PER_PROJECT, type AlertTrigger, type CreateAlertRuleInput, type SpikeScope, type WebhookFormat } from "@/lib/alerts/schemas";

@@ -4,7 +4,7 @@ import { assertSupportedTimes, eventConditions } from "@/lib/events/list";
 import type { EventLevel } from "@/lib/events/schema";
 import { errors } from "@/lib/http/errors";
 import { bucketCountsSql } from "@/lib/issues/window-counts";
-import type { ProjectAccess } from "@/lib/projects/access";
+import type { ProjectAccess } from "@/lib/auth/access";
 
 export type HistogramBucket = { bucket: string; error: number; warn: number; info: number };
 

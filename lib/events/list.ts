@@ -4,7 +4,7 @@ import { DEFAULT_EVENTS_LIMIT, LIMIT_MESSAGE, MAX_EVENTS_LIMIT, TIME_MESSAGE, ty
 import type { EventLevel } from "@/lib/events/schema";
 import { supportedTime } from "@/lib/events/time";
 import { errors } from "@/lib/http/errors";
-import type { ProjectAccess } from "@/lib/projects/access";
+import type { ProjectAccess } from "@/lib/auth/access";
 
 /**
  * A stored event as the management API and the dashboard show it (times in

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { idSchema } from "@/lib/http/input";
-import { ROLES } from "@/lib/projects/roles";
+import { ROLES } from "@/lib/auth/roles";
 
 /** Invitation tokens are 32 random bytes in base64url (43 characters); only their SHA-256 is stored. */
 export const invitationTokenSchema = z.string().regex(/^[A-Za-z0-9_-]{43}$/);

@@ -7,8 +7,8 @@ import { sendInvitationEmail } from "@/lib/invitations/email";
 import { consumeInvitationQuota } from "@/lib/invitations/rate-limit";
 import { generateInvitationToken } from "@/lib/invitations/schemas";
 import { logger } from "@/lib/log";
-import { requireOwner, type ProjectAccess } from "@/lib/projects/access";
-import type { ProjectRole } from "@/lib/projects/roles";
+import { requireOwner, type ProjectAccess } from "@/lib/auth/access";
+import type { ProjectRole } from "@/lib/auth/roles";
 
 type Invitee = { id: string; email: string };
 type Inviter = { email: string; name: string | null };

@@ -10,7 +10,7 @@ import {
   type IssueStatus,
 } from "@/lib/issues/filters";
 import { bucketCountsSql, windowCountsSql } from "@/lib/issues/window-counts";
-import type { ProjectAccess } from "@/lib/projects/access";
+import type { ProjectAccess } from "@/lib/auth/access";
 
 /** An issue as the API and the dashboard show it (times in ISO 8601, from the events' time). */
 export type IssueView = {

@@ -1,7 +1,7 @@
 import { prisma } from "@/lib/db/client";
 import { errors } from "@/lib/http/errors";
-import { PROJECT_NOT_FOUND, type ProjectAccess } from "@/lib/projects/access";
-import type { ProjectRole } from "@/lib/projects/roles";
+import { PROJECT_NOT_FOUND, type ProjectAccess } from "@/lib/auth/access";
+import type { ProjectRole } from "@/lib/auth/roles";
 
 export type ProjectMember = { userId: string; email: string; name: string | null; role: ProjectRole; joinedAt: string };
 

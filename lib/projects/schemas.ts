@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { idSchema } from "@/lib/http/input";
-import { ROLES } from "@/lib/projects/roles";
+import { ROLES } from "@/lib/auth/roles";
 
 /** Input schemas of the projects API (generic parsing lives in lib/http/input.ts). */
 

@@ -2,8 +2,8 @@ import { prisma } from "@/lib/db/client";
 import { countEventsByProject } from "@/lib/events/list";
 import { errors } from "@/lib/http/errors";
 import { forgetProjectKeys, readProjectKey, rotateProjectKey } from "@/lib/keys/service";
-import { PROJECT_NOT_FOUND, requireOwner, type ProjectAccess } from "@/lib/projects/access";
-import type { ProjectRole } from "@/lib/projects/roles";
+import { PROJECT_NOT_FOUND, requireOwner, type ProjectAccess } from "@/lib/auth/access";
+import type { ProjectRole } from "@/lib/auth/roles";
 
 export type ProjectSummary = {
   id: string;

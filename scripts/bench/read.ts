@@ -105,7 +105,7 @@ async function main() {
   const { resetSettings } = await import("@/lib/config/settings");
   resetSettings();
   const { prisma, disconnectDb } = await import("@/lib/db/client");
-  const { resolveProjectAccess } = await import("@/lib/projects/access");
+  const { resolveProjectAccess } = await import("@/lib/auth/access");
   const { listProjectNamesOfUser } = await import("@/lib/projects/service");
   const { listProjectIssues, getProjectIssue } = await import("@/lib/issues/service");
   const { listProjectEvents } = await import("@/lib/events/list");

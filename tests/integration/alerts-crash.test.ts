@@ -3,7 +3,7 @@ import { afterEach, beforeEach, expect, it } from "vitest";
 import { processAlerts } from "@/lib/alerts/processor";
 import { createAlertRule } from "@/lib/alerts/rules";
 import { prisma } from "@/lib/db/client";
-import { resolveProjectAccess } from "@/lib/projects/access";
+import { resolveProjectAccess } from "@/lib/auth/access";
 import { stubEnv, unstubEnvs } from "@/tests/helpers/env";
 import { createTeam } from "@/tests/helpers/session";
 import { startWebhookReceiver } from "@/tests/helpers/webhook-receiver";

@@ -4,7 +4,7 @@ import { processAlerts } from "@/lib/alerts/processor";
 import { createAlertRule } from "@/lib/alerts/rules";
 import type { CreateAlertRuleInput } from "@/lib/alerts/schemas";
 import { prisma } from "@/lib/db/client";
-import { resolveProjectAccess } from "@/lib/projects/access";
+import { resolveProjectAccess } from "@/lib/auth/access";
 import { seedEvents, type EventSeed } from "@/tests/helpers/events";
 import { stubEnv, unstubEnvs } from "@/tests/helpers/env";
 import { callRoute, createTeam, startSmtpSink } from "@/tests/helpers/session";

@@ -4,7 +4,7 @@ import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import { POST as postEvent } from "@/app/api/events/route";
 import { disconnectDb } from "@/lib/db/client";
-import { installHttpGuard, originFormTarget } from "@/lib/http/node-guard";
+import { installHttpGuard, originFormTarget } from "@/lib/edge/node-guard";
 import { setEnv } from "@/tests/helpers/env";
 import { countEvents, makeProject, sendBatch, sendEvent } from "@/tests/helpers/ingest";
 

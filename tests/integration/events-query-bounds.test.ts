@@ -5,7 +5,7 @@ import { parseEventQuery } from "@/app/(dashboard)/projects/[id]/filters";
 import { prisma } from "@/lib/db/client";
 import { eventHistogram } from "@/lib/events/histogram";
 import { listProjectEvents } from "@/lib/events/list";
-import { resolveProjectAccess } from "@/lib/projects/access";
+import { resolveProjectAccess } from "@/lib/auth/access";
 import { createProject } from "@/lib/projects/create-project";
 import { seedEvents } from "@/tests/helpers/events";
 import { apiRequest, callRoute, createUserWithSession } from "@/tests/helpers/session";

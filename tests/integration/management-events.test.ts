@@ -4,7 +4,7 @@ import { GET } from "@/app/api/projects/[id]/events/route";
 import { prisma } from "@/lib/db/client";
 import { encodeCursor } from "@/lib/events/cursor";
 import { eventHistogram } from "@/lib/events/histogram";
-import { resolveProjectAccess } from "@/lib/projects/access";
+import { resolveProjectAccess } from "@/lib/auth/access";
 import { createProject } from "@/lib/projects/create-project";
 import { seedEvents } from "@/tests/helpers/events";
 import { apiRequest, callRoute, createUserWithSession } from "@/tests/helpers/session";

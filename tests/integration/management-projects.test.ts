@@ -300,7 +300,7 @@ describe("a key sealed under another TELLTALE_SECRET", () => {
     const { encryptApiKey } = await import("@/lib/keys/crypto");
     const { makeProject, sendEvent } = await import("@/tests/helpers/ingest");
     const { getProjectDetails } = await import("@/lib/projects/service");
-    const { resolveProjectAccess } = await import("@/lib/projects/access");
+    const { resolveProjectAccess } = await import("@/lib/auth/access");
     const p = await makeProject();
     const previous = process.env.TELLTALE_SECRET;
     setEnv("TELLTALE_SECRET", "a-different-secret-a-different-secret-0123");

@@ -4,7 +4,7 @@ import { decodeCursor, encodeCursor } from "@/lib/events/cursor";
 import { parseEventsQuery, parseTimeParam } from "@/lib/events/filters";
 import { eventHistogram, histogramBucketMs } from "@/lib/events/histogram";
 import { escapeLike, listProjectEvents } from "@/lib/events/list";
-import type { ProjectAccess } from "@/lib/projects/access";
+import type { ProjectAccess } from "@/lib/auth/access";
 
 // Only its ids matter to code that refuses input before any query.
 const nobody = { userId: "nobody", projectId: "nothing" } as ProjectAccess;

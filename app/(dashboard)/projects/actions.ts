@@ -5,7 +5,7 @@ import { redirect } from "next/navigation";
 import { z } from "zod";
 import type { CreateProjectState } from "@/components/create-project-form";
 import type { RevealResult } from "@/components/use-revealed-key";
-import { projectAction, sessionAction, type ActionState } from "@/lib/http/action";
+import { projectAction, sessionAction, type ActionState } from "@/lib/edge/action";
 import { idSchema } from "@/lib/http/input";
 import { acceptInvitationById } from "@/lib/invitations/service";
 import { createProject } from "@/lib/projects/create-project";

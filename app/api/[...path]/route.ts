@@ -1,5 +1,5 @@
 import { errors } from "@/lib/http/errors";
-import { apiRoute } from "@/lib/http/route";
+import { apiRoute } from "@/lib/edge/route";
 
 export const dynamic = "force-dynamic";
 

@@ -1,4 +1,4 @@
-import { json, otherMethods, sessionRoute } from "@/lib/http/route";
+import { json, otherMethods, sessionRoute } from "@/lib/edge/route";
 import { listPendingInvitationsForUser } from "@/lib/invitations/service";
 
 /** The caller's pending invitations (sent to their session's address). */

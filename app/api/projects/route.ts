@@ -1,4 +1,4 @@
-import { json, otherMethods, sessionRoute } from "@/lib/http/route";
+import { json, otherMethods, sessionRoute } from "@/lib/edge/route";
 import { createProject } from "@/lib/projects/create-project";
 import { createProjectBodySchema } from "@/lib/projects/schemas";
 import { listProjectsForUser } from "@/lib/projects/service";

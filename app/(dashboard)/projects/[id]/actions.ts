@@ -2,7 +2,7 @@
 
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
-import { projectAction, type ActionState } from "@/lib/http/action";
+import { projectAction, type ActionState } from "@/lib/edge/action";
 import { issueParamsSchema, issueStatusBodySchema } from "@/lib/issues/filters";
 import { setIssueStatus } from "@/lib/issues/service";
 

@@ -1,6 +1,6 @@
 import { summarizeQuerySchema } from "@/lib/ai/schemas";
 import { summarizeForRequest } from "@/lib/ai/summarize";
-import { json, otherMethods, sessionRoute } from "@/lib/http/route";
+import { json, otherMethods, sessionRoute } from "@/lib/edge/route";
 
 /**
  * GET /api/ai/summarize?limit=&since=&projectId= (session only).

@@ -1,5 +1,5 @@
 import { processAlerts } from "@/lib/alerts/processor";
-import { cronRoute, json, otherMethods } from "@/lib/http/route";
+import { cronRoute, json, otherMethods } from "@/lib/edge/route";
 import { logger } from "@/lib/log";
 
 export const dynamic = "force-dynamic";

@@ -1,4 +1,4 @@
-import { cronRoute, json, otherMethods } from "@/lib/http/route";
+import { cronRoute, json, otherMethods } from "@/lib/edge/route";
 import { logger } from "@/lib/log";
 import { CRON_RETENTION_BUDGET_MS, runRetention } from "@/lib/retention/retention";
 

@@ -1,6 +1,6 @@
 import { ingestBody, ingestEventBatch, ingestRateLimit, parseEventBatchBody } from "@/lib/events/ingest";
 import { idempotencyKeyOf } from "@/lib/http/input";
-import { apiKeyRoute, created, otherMethods } from "@/lib/http/route";
+import { apiKeyRoute, created, otherMethods } from "@/lib/edge/route";
 
 export const dynamic = "force-dynamic";
 

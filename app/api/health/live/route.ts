@@ -1,4 +1,4 @@
-import { apiRoute, json, otherMethods } from "@/lib/http/route";
+import { apiRoute, json, otherMethods } from "@/lib/edge/route";
 
 export const dynamic = "force-dynamic";
 

@@ -1,5 +1,5 @@
 import { checkDatabaseReady, checkRedisReady } from "@/lib/health";
-import { apiRoute, json, otherMethods } from "@/lib/http/route";
+import { apiRoute, json, otherMethods } from "@/lib/edge/route";
 
 export const dynamic = "force-dynamic";
 

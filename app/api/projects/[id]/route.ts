@@ -1,4 +1,4 @@
-import { json, noContent, otherMethods, projectRoute } from "@/lib/http/route";
+import { json, noContent, otherMethods, projectRoute } from "@/lib/edge/route";
 import { renameProjectBodySchema } from "@/lib/projects/schemas";
 import { deleteProjectAsOwner, getProjectDetails, renameProject } from "@/lib/projects/service";
 

@@ -11,7 +11,7 @@ import { projectHasEvents } from "@/lib/events/list";
 import { AppError } from "@/lib/http/errors";
 import { ISSUE_STATUSES } from "@/lib/issues/filters";
 import { listProjectIssues } from "@/lib/issues/service";
-import type { ProjectAccess } from "@/lib/projects/access";
+import type { ProjectAccess } from "@/lib/auth/access";
 import { projectAccess, siteOrigin } from "../../../session";
 import { revealKeyAction } from "../../actions";
 import { setIssueStatusAction } from "../actions";

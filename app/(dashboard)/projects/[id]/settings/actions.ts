@@ -5,7 +5,7 @@ import { redirect } from "next/navigation";
 import { z } from "zod";
 import type { InviteState } from "@/components/invite-form";
 import { siteOrigin } from "@/app/(dashboard)/session";
-import { projectAction, type ActionState } from "@/lib/http/action";
+import { projectAction, type ActionState } from "@/lib/edge/action";
 import { idSchema } from "@/lib/http/input";
 import { createInvitationBodySchema } from "@/lib/invitations/schemas";
 import { createInvitation, revokeInvitation } from "@/lib/invitations/service";

@@ -6,7 +6,7 @@ import type { AlertRuleFormState } from "@/components/alert-rule-form";
 import { sendTestAlert } from "@/lib/alerts/deliveries";
 import { createAlertRule, deleteAlertRule } from "@/lib/alerts/rules";
 import { alertRuleBodyFromForm, alertRuleFormSchema, createAlertRuleBodySchema } from "@/lib/alerts/schemas";
-import { projectAction, type ActionState } from "@/lib/http/action";
+import { projectAction, type ActionState } from "@/lib/edge/action";
 import { idSchema, parseInput } from "@/lib/http/input";
 
 const settingsPath = (projectId: string) => `/projects/${projectId}/settings`;

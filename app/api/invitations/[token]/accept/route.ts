@@ -1,4 +1,4 @@
-import { json, otherMethods, sessionRoute } from "@/lib/http/route";
+import { json, otherMethods, sessionRoute } from "@/lib/edge/route";
 import { tokenParamsSchema } from "@/lib/invitations/schemas";
 import { acceptInvitation } from "@/lib/invitations/service";
 

@@ -1,6 +1,6 @@
 import { createAlertRule, listAlertRules } from "@/lib/alerts/rules";
 import { createAlertRuleBodySchema } from "@/lib/alerts/schemas";
-import { json, otherMethods, projectRoute } from "@/lib/http/route";
+import { json, otherMethods, projectRoute } from "@/lib/edge/route";
 
 /** The project's alert rules: {rules} (members read). */
 export const GET = projectRoute({ role: "member" }, async ({ access }) => json({ rules: await listAlertRules(access) }));

@@ -1,5 +1,5 @@
 import { publicOrigin } from "@/lib/auth/public-origin";
-import { json, otherMethods, projectRoute } from "@/lib/http/route";
+import { json, otherMethods, projectRoute } from "@/lib/edge/route";
 import { createInvitationBodySchema } from "@/lib/invitations/schemas";
 import { createInvitation, listProjectInvitations } from "@/lib/invitations/service";
 

@@ -1,4 +1,4 @@
-import { json, otherMethods, projectRoute } from "@/lib/http/route";
+import { json, otherMethods, projectRoute } from "@/lib/edge/route";
 import { issuesQuerySchema } from "@/lib/issues/filters";
 import { listProjectIssues } from "@/lib/issues/service";
 

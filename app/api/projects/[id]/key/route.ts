@@ -1,4 +1,4 @@
-import { json, otherMethods, projectRoute } from "@/lib/http/route";
+import { json, otherMethods, projectRoute } from "@/lib/edge/route";
 import { rotateKeyAsOwner } from "@/lib/projects/service";
 
 /** Rotates the project's API key (owners only): {apiKey}; the old key stops working at once. */

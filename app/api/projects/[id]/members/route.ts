@@ -1,4 +1,4 @@
-import { json, otherMethods, projectRoute } from "@/lib/http/route";
+import { json, otherMethods, projectRoute } from "@/lib/edge/route";
 import { listMembers } from "@/lib/projects/members";
 
 /** The project's members with their roles (members only). */

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { uuidParamSchema } from "@/lib/events/filters";
 import { getProjectEvent } from "@/lib/events/list";
 import { idSchema } from "@/lib/http/input";
-import { json, otherMethods, projectRoute } from "@/lib/http/route";
+import { json, otherMethods, projectRoute } from "@/lib/edge/route";
 
 const params = z.object({ id: idSchema, eventId: uuidParamSchema("Not an event id.") });
 

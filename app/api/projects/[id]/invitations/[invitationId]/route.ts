@@ -1,4 +1,4 @@
-import { noContent, otherMethods, projectRoute } from "@/lib/http/route";
+import { noContent, otherMethods, projectRoute } from "@/lib/edge/route";
 import { invitationParamsSchema } from "@/lib/invitations/schemas";
 import { revokeInvitation } from "@/lib/invitations/service";
 

@@ -1,4 +1,4 @@
-import { json, otherMethods, projectRoute } from "@/lib/http/route";
+import { json, otherMethods, projectRoute } from "@/lib/edge/route";
 import { issueParamsSchema, issueStatusBodySchema, issueWindowQuerySchema } from "@/lib/issues/filters";
 import { getProjectIssue, setIssueStatus } from "@/lib/issues/service";
 

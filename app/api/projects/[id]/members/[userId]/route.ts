@@ -1,4 +1,4 @@
-import { json, noContent, otherMethods, projectRoute } from "@/lib/http/route";
+import { json, noContent, otherMethods, projectRoute } from "@/lib/edge/route";
 import { changeMemberRole, removeMember } from "@/lib/projects/members";
 import { changeRoleBodySchema, memberParamsSchema } from "@/lib/projects/schemas";
 

@@ -1,6 +1,6 @@
 import { sendTestAlert } from "@/lib/alerts/deliveries";
 import { alertRuleParamsSchema } from "@/lib/alerts/schemas";
-import { json, otherMethods, projectRoute } from "@/lib/http/route";
+import { json, otherMethods, projectRoute } from "@/lib/edge/route";
 
 export const dynamic = "force-dynamic";
 

@@ -16,8 +16,8 @@ import { currentUser, type SessionUser } from "@/lib/auth/caller";
 import { signInPath } from "@/lib/auth/safe-callback";
 import { AppError } from "@/lib/http/errors";
 import { formObject, idSchema, zodProblems } from "@/lib/http/input";
-import { resolveProjectAccess, type ProjectAccess } from "@/lib/projects/access";
-import type { ProjectRole } from "@/lib/projects/roles";
+import { resolveProjectAccess, type ProjectAccess } from "@/lib/auth/access";
+import type { ProjectRole } from "@/lib/auth/roles";
 
 /** What a dashboard server action answers to the form that called it. */
 export type ActionState = { ok: true; message?: string } | { ok: false; error: string } | null;

@@ -1,6 +1,6 @@
 import { prisma } from "@/lib/db/client";
 import { errors } from "@/lib/http/errors";
-import type { ProjectRole } from "@/lib/projects/roles";
+import type { ProjectRole } from "@/lib/auth/roles";
 
 export const PROJECT_NOT_FOUND = "No project with this id, or you are not a member of it.";
 

@@ -17,8 +17,8 @@ import { MANAGEMENT_BODY_LIMIT, parseInput, parsePathParams, queryObject } from 
 import { errorToResponse } from "@/lib/http/problem";
 import { consumeRateLimit, rateLimitHeaders, type RateLimit, type RateLimitDecision } from "@/lib/http/rate-limit";
 import { readJsonBody, type JsonBody } from "@/lib/http/read-json";
-import { PROJECT_NOT_FOUND, resolveProjectAccess, type ProjectAccess } from "@/lib/projects/access";
-import type { ProjectRole } from "@/lib/projects/roles";
+import { PROJECT_NOT_FOUND, resolveProjectAccess, type ProjectAccess } from "@/lib/auth/access";
+import type { ProjectRole } from "@/lib/auth/roles";
 import { projectParamsSchema } from "@/lib/projects/schemas";
 
 type RouteContext<P> = { params: Promise<P> };
