@@ -18,8 +18,8 @@ const nextConfig: NextConfig = {
   // run. `npm start` (next start) serves the same build.
   output: "standalone",
   poweredByHeader: false,
-  // `next build` checks the app's own code; tests, scripts and tools are
-  // checked by `npm run typecheck` (CI runs both).
+  // `next build` checks the app's own code; tests, scripts, harness, ops and
+  // tools are checked by `npm run typecheck` (CI runs both).
   typescript: { tsconfigPath: "tsconfig.build.json" },
   // `next dev` logs each request's URL; these carry single-use tokens
   // (sign-in links, invitations), which must never reach a log.

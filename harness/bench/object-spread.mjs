@@ -1,5 +1,5 @@
 /**
- * node scripts/bench/object-spread.mjs: what building an object costs on this
+ * node harness/bench/object-spread.mjs: what building an object costs on this
  * Node.js, per object, for the shapes the ingest path used to build. On Node 20
  * (V8 11.3) `{ ...source, extra }` leaves V8's fast clone path: each property
  * added after the spread costs microseconds, where listing the fields costs

@@ -20,8 +20,8 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { v7 as uuidv7 } from "uuid";
-import { buildApp, checkpoint, cloneSeeded, progress, ROOT, schemaTag, startServer, wrk, type WrkResult, useDatabase } from "@/scripts/bench/harness";
-import { ingestTemplateName, sampler, wrkScript } from "@/scripts/bench/workload";
+import { buildApp, checkpoint, cloneSeeded, progress, ROOT, schemaTag, startServer, wrk, type WrkResult, useDatabase } from "@/harness/bench/harness";
+import { ingestTemplateName, sampler, wrkScript } from "@/harness/bench/workload";
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 15);
 const PORT = Number(process.env.BENCH_PORT ?? 3100);
