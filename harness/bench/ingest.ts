@@ -136,8 +136,9 @@ async function main() {
     }
 
     // Live and ingest runs alternate, ROUNDS times each: on a small shared
-    // machine one 10-15 s run varies by ±10%, and a single pair would compare
-    // two different moments. Throughput: the rounds' mean; p99: the worst round.
+    // machine one run's speed differs from the next, so a single pair would
+    // compare two different moments (docs/performance.md, "How the
+    // benchmarks measure"). Throughput: the rounds' mean; p99: the worst round.
     const results: Record<string, { rps: number; p99: number }> = {};
     /** How much the same route moved between rounds: the machine's own noise. */
     const steadiness: { c: number; live: number; ingestCpu: number }[] = [];
