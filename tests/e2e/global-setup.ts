@@ -95,9 +95,9 @@ export default async function globalSetup(config: FullConfig): Promise<() => Pro
     // The summary panel must use the built-in digest: no model provider in tests.
     const env = { ...process.env };
     for (const name of ["OPENAI_API_KEY", "OPENAI_BASE_URL", "AI_MODEL"]) delete env[name];
-    // What `npm start` runs (scripts/start.ts): it checks the secrets and the
+    // What `npm start` runs (ops/start.ts): it checks the secrets and the
     // migrations, then runs `next start` on PORT.
-    server = spawn(bin("tsx"), ["scripts/start.ts"], {
+    server = spawn(bin("tsx"), ["ops/start.ts"], {
       cwd: ROOT,
       stdio: ["ignore", log, log],
       env: {

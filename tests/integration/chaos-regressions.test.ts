@@ -9,7 +9,7 @@ import { setEnv } from "@/tests/helpers/env";
 import { countEvents, makeProject, sendBatch, sendEvent } from "@/tests/helpers/ingest";
 
 /**
- * Failures the chaos run (npm run test:chaos, tests/chaos/README.md) found,
+ * Failures the chaos run (npm run test:chaos, harness/chaos/README.md) found,
  * each pinned here where `npm test` sees it.
  */
 

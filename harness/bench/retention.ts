@@ -26,8 +26,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { buildApp, checkpoint, cloneSeeded, ROOT, schemaTag, startServer, wrk, type WrkResult, useDatabase } from "@/scripts/bench/harness";
-import { wrkScript } from "@/scripts/bench/workload";
+import { buildApp, checkpoint, cloneSeeded, ROOT, schemaTag, startServer, wrk, type WrkResult, useDatabase } from "@/harness/bench/harness";
+import { wrkScript } from "@/harness/bench/workload";
 
 const EXPIRED = Number(process.env.BENCH_EXPIRED ?? 5_000_000);
 const FRESH = Number(process.env.BENCH_FRESH ?? 500_000);

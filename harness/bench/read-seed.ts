@@ -29,9 +29,9 @@
  * with them exactly. Then VACUUM (ANALYZE), as autovacuum would do.
  */
 import pg from "pg";
-import { progress } from "@/scripts/bench/harness";
-import { seededRandom } from "@/scripts/bench/random";
-import { templates, type Template } from "@/scripts/bench/workload";
+import { progress } from "@/harness/bench/harness";
+import { seededRandom } from "@/harness/bench/random";
+import { templates, type Template } from "@/harness/bench/workload";
 
 export const READ_PROJECTS = 20;
 export const READ_DAYS = 30;

@@ -3,12 +3,12 @@
  * never produce a 5xx (other than 503 while the database is away), a hang,
  * or a wrongly stored row, and that no acknowledged event is lost.
  *
- *   1. a throwaway PostgreSQL cluster (tests/helpers/pg-cluster.ts), migrated,
+ *   1. a throwaway PostgreSQL cluster (harness/chaos/pg-cluster.ts), migrated,
  *      with fixtures; the production build copied aside, or, when .next is
  *      missing or stale (unless --no-build), built in a private copy of the
  *      sources; `next start` with DATABASE_URL through a TCP proxy
  *      (tests/helpers/tcp-proxy.ts);
- *   2. fuzz: every entry of tests/chaos/corpus.json, checked one by one;
+ *   2. fuzz: every entry of harness/chaos/corpus.json, checked one by one;
  *   3. kill -9: load, SIGKILL of the server's process group, restart;
  *   4. database outage: the cluster stopped (fast, immediate), the proxy
  *      stalled, connections cut, each under load;
@@ -19,20 +19,20 @@
  * build as it is. CHAOS_PHASES=fuzz,kill,outage: only those phases.
  * CHAOS_ENTRIES=a,b: only the corpus entries whose names contain a or b.
  * NEXT_DIST_DIR=.next-x: read (and, when stale, rebuild) the build there.
- * tests/chaos/README.md says how to read the table.
+ * harness/chaos/README.md says how to read the table.
  */
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import type { Corpus } from "@/scripts/chaos/corpus-types";
-import type { PlaceholderValues } from "@/scripts/chaos/expand";
-import { createFixtures, createLoadProject, protectedState, query, type Fixtures } from "@/scripts/chaos/fixtures";
-import { runFuzz, type EntryResult } from "@/scripts/chaos/fuzz";
-import { IngestLoad, verifyStored } from "@/scripts/chaos/load";
-import { addLoad, columnLabel, COLUMNS, emptyRow, fuzzRow, loadFailures, MUST_BE_ZERO, printFailures, printTable, slowestRecovery, totalRow, type Failure, type Row } from "@/scripts/chaos/report";
-import { logSize, prepareApp, ROOT, serverErrorLines, startAppServer, type AppServer } from "@/scripts/chaos/server";
+import type { Corpus } from "@/harness/chaos/corpus-types";
+import type { PlaceholderValues } from "@/harness/chaos/expand";
+import { createFixtures, createLoadProject, protectedState, query, type Fixtures } from "@/harness/chaos/fixtures";
+import { runFuzz, type EntryResult } from "@/harness/chaos/fuzz";
+import { IngestLoad, verifyStored } from "@/harness/chaos/load";
+import { startPgCluster, type PgCluster } from "@/harness/chaos/pg-cluster";
+import { addLoad, columnLabel, COLUMNS, emptyRow, fuzzRow, loadFailures, MUST_BE_ZERO, printFailures, printTable, slowestRecovery, totalRow, type Failure, type Row } from "@/harness/chaos/report";
+import { logSize, prepareApp, ROOT, serverErrorLines, startAppServer, type AppServer } from "@/harness/chaos/server";
 import { freePort } from "@/tests/helpers/free-port";
-import { startPgCluster, type PgCluster } from "@/tests/helpers/pg-cluster";
 import { listenSmtpSink } from "@/tests/helpers/smtp-sink";
 import { startTcpProxy, type TcpProxy } from "@/tests/helpers/tcp-proxy";
 
@@ -109,7 +109,7 @@ async function setUp(run: string, logFile: string, cleanups: (() => unknown)[]):
     EMAIL_SERVER: `smtp://127.0.0.1:${smtp.port}`,
     // Limits that would answer 429 to the corpus's many summaries and sign-ins,
     // and to every key not yet cached once 30 forged keys came from this
-    // one address (scripts/chaos/corpus.ts, NO_KEY).
+    // one address (harness/chaos/corpus.ts, NO_KEY).
     AI_RATE_LIMIT_PER_MINUTE: "0",
     SIGNIN_RATE_LIMIT_PER_IP: "1000",
     SIGNIN_RATE_LIMIT_PER_EMAIL: "1000",
@@ -302,7 +302,7 @@ async function main(): Promise<number> {
   fs.mkdirSync(resultsDir, { recursive: true });
   const logFile = path.join(resultsDir, `chaos-${stamp}.server.log`);
   const run = randomBytes(8).toString("hex").slice(0, 6);
-  const corpus = JSON.parse(fs.readFileSync(path.join(ROOT, "tests", "chaos", "corpus.json"), "utf8")) as Corpus;
+  const corpus = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, "corpus.json"), "utf8")) as Corpus;
 
   const cleanups: (() => unknown)[] = [];
   const cleanup = async () => {
@@ -373,6 +373,22 @@ async function waitForValue<T>(get: () => T | null, timeoutMs: number): Promise<
     if (value !== null || Date.now() > deadline) return value;
     await sleep(100);
   }
+}
+
+const USAGE = `Usage: npm run test:chaos [-- --no-build]
+  --no-build           use the build in .next (or NEXT_DIST_DIR) as it is
+Environment:
+  CHAOS_SHORT=1        fewer kill cycles and outage rounds, lighter load (CI)
+  CHAOS_PHASES=a,b     only these phases: fuzz, kill, outage (default: all three)
+  CHAOS_ENTRIES=a,b    only the corpus entries whose names contain a or b
+  NEXT_DIST_DIR=dir    read (and, when stale, rebuild) the build there
+Needs PostgreSQL's initdb and pg_ctl. harness/chaos/README.md explains the table.`;
+
+const unknown = process.argv.slice(2).filter((arg) => arg !== "--no-build" && arg !== "--help");
+if (process.argv.includes("--help") || unknown.length > 0) {
+  if (unknown.length > 0) console.error(`Unknown argument: ${unknown.join(" ")}`);
+  console.log(USAGE);
+  process.exit(unknown.length > 0 ? 2 : 0);
 }
 
 main().then(

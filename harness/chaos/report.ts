@@ -1,9 +1,9 @@
 /**
  * The chaos run's table (one row per phase) and its list of failures.
- * tests/chaos/README.md explains every column.
+ * harness/chaos/README.md explains every column.
  */
-import type { EntryResult, FuzzOutcome } from "@/scripts/chaos/fuzz";
-import type { IngestLoad, StoredVerdict } from "@/scripts/chaos/load";
+import type { EntryResult, FuzzOutcome } from "@/harness/chaos/fuzz";
+import type { IngestLoad, StoredVerdict } from "@/harness/chaos/load";
 
 export type Row = {
   phase: string;

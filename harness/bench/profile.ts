@@ -17,8 +17,8 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { checkpoint, cloneSeeded, OPENING_PAUSE_MS, schemaTag, startServer, wrk, useDatabase, type WrkResult } from "@/scripts/bench/harness";
-import { ingestTemplateName, wrkScript } from "@/scripts/bench/workload";
+import { checkpoint, cloneSeeded, OPENING_PAUSE_MS, schemaTag, startServer, wrk, useDatabase, type WrkResult } from "@/harness/bench/harness";
+import { ingestTemplateName, wrkScript } from "@/harness/bench/workload";
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);

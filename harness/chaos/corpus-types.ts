@@ -1,6 +1,6 @@
 /**
- * The shape of tests/chaos/corpus.json, shared by the generator
- * (scripts/chaos/corpus.ts) and the runner (scripts/chaos/run.ts).
+ * The shape of harness/chaos/corpus.json, shared by the generator
+ * (harness/chaos/corpus.ts) and the runner (harness/chaos/run.ts).
  *
  * Placeholders `{{name}}` in paths, header values and bodies are filled at
  * run time (see PLACEHOLDERS), so the committed corpus holds no secret and no

@@ -1,9 +1,9 @@
 /**
  * Turns corpus entries into bytes: `{{repeat:n:text}}` runs are expanded,
  * then `{{name}}` placeholders are filled with this run's ids, keys and
- * cookies (scripts/chaos/corpus-types.ts lists them).
+ * cookies (harness/chaos/corpus-types.ts lists them).
  */
-import { PLACEHOLDERS, type ChaosBody, type PlaceholderName } from "@/scripts/chaos/corpus-types";
+import { PLACEHOLDERS, type ChaosBody, type PlaceholderName } from "@/harness/chaos/corpus-types";
 
 export type PlaceholderValues = Record<PlaceholderName, string>;
 

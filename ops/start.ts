@@ -6,6 +6,7 @@
  * - Does not migrate. Pending migrations stop the start with a message to run
  *   `npm run db:migrate` first. A database that cannot be reached does not:
  *   the server starts and answers 503 until it comes back.
+ * - Next.js's telemetry off (NEXT_TELEMETRY_DISABLED=1), as in the image.
  */
 import { createRequire } from "node:module";
 import { canConnect } from "@/tools/db/embedded";
@@ -31,7 +32,7 @@ async function main(): Promise<number> {
     if (status.failed.length) {
       console.error(
         `Refusing to start: migration ${status.failed.join(", ")} failed part-way (or is being applied right now) and needs an operator ` +
-          `(fix the database, then mark it with \`prisma migrate resolve\`; see the README).`,
+          `(fix the database, then mark it with \`prisma migrate resolve\`; see docs/operations.md, "Migrations").`,
       );
       await db.stop();
       return 1;
@@ -64,11 +65,15 @@ async function main(): Promise<number> {
   const next = createRequire(import.meta.url).resolve("next/dist/bin/next");
   const port = String(settings().port);
   // A larger young generation means fewer scavenges under ingestion load
-  // (measured: p99 at concurrency 64 drops by ~10%; README "Performance").
+  // (docs/performance.md, "Server settings").
   const nodeOptions = [process.env.NODE_OPTIONS, /max-semi-space-size/.test(process.env.NODE_OPTIONS ?? "") ? "" : "--max-semi-space-size=64"]
     .filter(Boolean)
     .join(" ");
-  return runChildWithDatabase(db, process.execPath, [next, "start", "--port", port, ...process.argv.slice(2)], { ...process.env, NODE_OPTIONS: nodeOptions });
+  return runChildWithDatabase(db, process.execPath, [next, "start", "--port", port, ...process.argv.slice(2)], {
+    ...process.env,
+    NODE_OPTIONS: nodeOptions,
+    NEXT_TELEMETRY_DISABLED: "1",
+  });
 }
 
 main().then(

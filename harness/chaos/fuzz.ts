@@ -3,11 +3,11 @@
  * its expectation and the contract's rules for every error answer; then the
  * rows each entry left behind (found by its token) are counted.
  */
-import { materializeBody, expandText, type PlaceholderValues } from "@/scripts/chaos/expand";
-import type { CorpusEntry } from "@/scripts/chaos/corpus-types";
-import { query } from "@/scripts/chaos/fixtures";
-import { sendHttp, sendRaw, type HttpAnswer } from "@/scripts/chaos/http-client";
-import { logSize, serverErrorLines, serverWarnings } from "@/scripts/chaos/server";
+import { materializeBody, expandText, type PlaceholderValues } from "@/harness/chaos/expand";
+import type { CorpusEntry } from "@/harness/chaos/corpus-types";
+import { query } from "@/harness/chaos/fixtures";
+import { sendHttp, sendRaw, type HttpAnswer } from "@/harness/chaos/http-client";
+import { logSize, serverErrorLines, serverWarnings } from "@/harness/chaos/server";
 
 export const FUZZ_TIMEOUT_MS = 10_000;
 /** "An error answer ... stays small whatever the request": 100 problems fit well within this. */

@@ -4,7 +4,7 @@
  * BENCH_RUNS runs (default 5), for
  *   - `node server.js` of the container image (the Dockerfile's runner stage
  *     performed on this checkout's build, as `npm run test:standalone` does);
- *   - `npm start` (scripts/start.ts: settings and migration checks, then
+ *   - `npm start` (ops/start.ts: settings and migration checks, then
  *     `next start`).
  * Needs a build (`npm run build`; NEXT_DIST_DIR is honoured) and the
  * machine's PostgreSQL (PGHOST/PGPORT/PGUSER). The disk cache is warm after

@@ -2,7 +2,7 @@
  * npm run bench:read [-- --explain] [--only <text>] [--rebuild]
  *
  * The read side on a large database: ~BENCH_EVENTS events (default
- * 10,000,000) over 30 days in 20 projects, made once by scripts/bench/read-seed.ts
+ * 10,000,000) over 30 days in 20 projects, made once by harness/bench/read-seed.ts
  * into a database named after the schema (the migrations' hash) and the event
  * count, and kept (building it takes minutes; the runs only read it).
  *
@@ -33,8 +33,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import pg from "pg";
-import { admin, ADMIN_URL, databaseUrl, ROOT, schemaTag } from "@/scripts/bench/harness";
-import { META_TABLE, READ_USER_EMAIL, seedReadDatabase } from "@/scripts/bench/read-seed";
+import { admin, ADMIN_URL, databaseUrl, ROOT, schemaTag } from "@/harness/bench/harness";
+import { META_TABLE, READ_USER_EMAIL, seedReadDatabase } from "@/harness/bench/read-seed";
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 30);

@@ -5,11 +5,11 @@
  * production), with ids, numbers and durations in the messages so that
  * grouping has work to do. Seeded: runs are comparable.
  */
-import { seededRandom } from "@/scripts/bench/random";
+import { seededRandom } from "@/harness/bench/random";
 
 /**
  * Changes whenever the workload does: a database seeded with an older one is
- * not reused (scripts/bench/harness.ts cloneSeeded).
+ * not reused (harness/bench/harness.ts cloneSeeded).
  */
 export const WORKLOAD_VERSION = 2;
 

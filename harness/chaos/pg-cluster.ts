@@ -16,12 +16,9 @@
  * - The cluster is also torn down (immediate stop, folder removed) when the
  *   process exits without calling `destroy()`.
  *
- * Measured on the 2-core development machine (PostgreSQL 15, a tiny
- * database; `timings` records each step of a run): initdb 2.2 s, the first
- * start 0.2 s, `stop fast` 0.1-0.4 s, `stop immediate` 0.1-0.2 s, a start
- * after a fast stop 0.2-0.3 s, a start after an immediate stop 1.2-2.8 s (crash
- * recovery first syncs the whole data directory). Allow for more while other
- * work loads the machine.
+ * A start after an immediate stop runs crash recovery, which first syncs the
+ * whole data directory: allow seconds for it, more on a loaded machine
+ * (`timings` records each step; typical ones in docs/reliability.md).
  */
 import { execFile, execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";

@@ -1,12 +1,12 @@
 /**
- * npx tsx scripts/bench/template.ts — mean cost of messageTemplate (which
+ * npx tsx harness/bench/template.ts — mean cost of messageTemplate (which
  * runs for every ingested event) over ~100,000 realistic messages.
  *
  * Messages come from a seeded generator, so runs are comparable. Options
  * (env): BENCH_MESSAGES (default 100000), BENCH_ROUNDS (default 5; the best
  * round is reported, the first one also warms the JIT up).
  */
-import { seededRandom } from "@/scripts/bench/random";
+import { seededRandom } from "@/harness/bench/random";
 import { messageTemplate } from "@/lib/issues/template";
 
 const COUNT = Number(process.env.BENCH_MESSAGES ?? 100_000);

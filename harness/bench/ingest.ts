@@ -20,8 +20,8 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { v7 as uuidv7 } from "uuid";
-import { buildApp, checkpoint, cloneSeeded, progress, ROOT, schemaTag, startServer, wrk, type WrkResult, useDatabase } from "@/scripts/bench/harness";
-import { ingestTemplateName, sampler, wrkScript } from "@/scripts/bench/workload";
+import { buildApp, checkpoint, cloneSeeded, progress, ROOT, schemaTag, startServer, wrk, type WrkResult, useDatabase } from "@/harness/bench/harness";
+import { ingestTemplateName, sampler, wrkScript } from "@/harness/bench/workload";
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 15);
 const PORT = Number(process.env.BENCH_PORT ?? 3100);
@@ -140,8 +140,9 @@ async function main() {
     }
 
     // Live and ingest runs alternate, ROUNDS times each: on a small shared
-    // machine one 10-15 s run varies by ±10%, and a single pair would compare
-    // two different moments. Throughput: the rounds' mean; p99: the worst round.
+    // machine one run's speed differs from the next, so a single pair would
+    // compare two different moments (docs/performance.md, "How the
+    // benchmarks measure"). Throughput: the rounds' mean; p99: the worst round.
     const results: Record<string, { rps: number; p99: number }> = {};
     /** How much the same route moved between rounds: the machine's own noise. */
     const steadiness: { c: number; live: number; ingestCpu: number }[] = [];

@@ -1,6 +1,6 @@
 /**
- * npm run chaos:corpus: writes tests/chaos/corpus.json, the hostile requests
- * the chaos run (scripts/chaos/run.ts) sends, each with what must happen.
+ * npm run chaos:corpus: writes harness/chaos/corpus.json, the hostile requests
+ * the chaos run (harness/chaos/run.ts) sends, each with what must happen.
  * Deterministic: the same seed gives the same file byte for byte, so a diff
  * of the corpus is a reviewable change.
  *
@@ -11,10 +11,10 @@ import fs from "node:fs";
 import path from "node:path";
 import { crc32 } from "node:zlib";
 import { isWellFormedApiKey } from "@/lib/keys/format";
-import type { ChaosAuth, ChaosBody, ChaosExpectation, Corpus, CorpusEntry } from "@/scripts/chaos/corpus-types";
+import type { ChaosAuth, ChaosBody, ChaosExpectation, Corpus, CorpusEntry } from "@/harness/chaos/corpus-types";
 
 export const CORPUS_SEED = 20_261_122;
-export const CORPUS_PATH = path.resolve(import.meta.dirname, "../../tests/chaos/corpus.json");
+export const CORPUS_PATH = path.resolve(import.meta.dirname, "corpus.json");
 
 /** mulberry32: small, seedable, good enough to pick test cases. */
 function seededRandom(seed: number) {
@@ -67,7 +67,7 @@ const NOT_ALLOWED: ChaosExpectation = { status: [405], code: ["method_not_allowe
 const CROSS_SITE: ChaosExpectation = { status: [403], code: ["forbidden"] };
 const UNAUTHENTICATED: ChaosExpectation = { status: [401], code: ["unauthenticated"] };
 // The fuzz server runs with the failed-authentication throttle off
-// (AUTH_FAILURES_PER_MINUTE=0, scripts/chaos/run.ts): every request comes
+// (AUTH_FAILURES_PER_MINUTE=0, harness/chaos/run.ts): every request comes
 // from one address, and past 30 forged keys the throttle would answer 429 to
 // everything after it, valid keys not yet cached included, so each forged
 // key would no longer reach the lookup it is meant to test. The throttle has
@@ -792,7 +792,7 @@ export function generateCorpus(seed = CORPUS_SEED): Corpus {
   // (remembered as unknown) must not have disturbed the real one.
   c.add({ name: "auth: the real key after the forged ones", category: "auth", method: "POST", path: "/api/events", headers: JSON_CT, body: eventJson(), auth: "key", expect: STORED(1), why: "unknown keys are remembered by their hash: a flood of them leaves valid keys working" });
   const entries = [...c.entries].sort((a, b) => Number(a.category === "auth") - Number(b.category === "auth"));
-  return { generatedBy: "npm run chaos:corpus (scripts/chaos/corpus.ts)", seed, entries };
+  return { generatedBy: "npm run chaos:corpus (harness/chaos/corpus.ts)", seed, entries };
 }
 
 function main(): void {

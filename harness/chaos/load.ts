@@ -5,8 +5,8 @@
  * every id answered 201 is in the database, unaltered and stored once.
  */
 import http from "node:http";
-import { query } from "@/scripts/chaos/fixtures";
-import { sendHttp } from "@/scripts/chaos/http-client";
+import { query } from "@/harness/chaos/fixtures";
+import { sendHttp } from "@/harness/chaos/http-client";
 
 export type LoadAnswer = { sentAt: number; doneAt: number; status: number; retryAfter: boolean; hung: boolean; error?: string };
 

@@ -56,11 +56,9 @@ export async function cloneSeeded(template: string, seed: (url: string) => Promi
   const name = `telltale_bench_${Date.now()}`;
   console.log(`cloning ${template} into ${name}…`);
   await admin(async (c) => {
-    // PostgreSQL 15+ copies a template through the WAL by default: about
-    // 500 MB of WAL for the 1M-event template, which set off a WAL-triggered
-    // checkpoint (and its burst of full-page images) during the first runs.
-    // FILE_COPY copies the files and checkpoints instead, as production
-    // never clones a database before taking traffic.
+    // PostgreSQL 15+ copies a template through the WAL by default, which set
+    // off a checkpoint inside the measured runs; FILE_COPY copies the files
+    // (docs/performance.md, "Ingest on other hosts", the sixth host).
     const version = Number((await c.query<{ v: string }>("SHOW server_version_num")).rows[0]!.v);
     await c.query(`CREATE DATABASE "${name}" TEMPLATE "${template}"${version >= 150000 ? " STRATEGY FILE_COPY" : ""}`);
   });
@@ -189,16 +187,12 @@ function toMs(value: string): number {
 
 /**
  * Each connection's first request waits OPENING_PAUSE_MS, so that the server
- * has accepted every connection before the load starts. libuv (Node's event
- * loop) accepts one connection per loop iteration (libuv pull request 3696):
- * when wrk opens 64 connections at a server that is already saturated, the
- * k-th connection waits k iterations for its accept, and its first request
- * takes up to 1-2 s. Those 64 requests made the whole p99 of a 15 s run at
- * c64 (measured on the no-database route: p99 about 1 s with the storm,
- * 84-91 ms without it). The latency measured is the steady state's; the
- * pause counts in wrk's elapsed time, so requests/s is slightly understated
- * (by 2% at 15 s), for every route alike. BENCH_OPEN_UNDER_LOAD=1 measures
- * the storm as well.
+ * has accepted every connection before the load starts: libuv accepts one
+ * connection per loop iteration, and the first requests of connections
+ * opened at a saturated server made the whole c64 p99 (docs/performance.md,
+ * "Ingest on other hosts", the c64 tail). The pause counts in wrk's elapsed
+ * time, so requests/s is slightly understated for every route alike.
+ * BENCH_OPEN_UNDER_LOAD=1 measures the opening storm as well.
  */
 export const OPENING_PAUSE_MS = process.env.BENCH_OPEN_UNDER_LOAD === "1" ? 0 : 300;
 
