@@ -46,11 +46,8 @@ export function mapLogsRequest(request: OtlpLogsRequest, projectId: string): Otl
 function rejectionMessage(rejected: number, total: number, reasons: string[]): string {
   if (rejected === 0) return "";
   const more = rejected - reasons.length;
-  return (
-    `${rejected} of ${total} log record${total === 1 ? "" : "s"} rejected; the others were stored. ` +
-    reasons.join("; ") +
-    (more > 0 ? `; and ${more} more.` : ".")
-  );
+  // Each reason is a sentence ending with a period.
+  return `${rejected} of ${total} log record${total === 1 ? "" : "s"} rejected; the others were stored. ${reasons.join(" ")}${more > 0 ? ` (${more} more not listed.)` : ""}`;
 }
 
 // ---- The parts shared by the records of one resource and one scope (mapped and checked once) ----
