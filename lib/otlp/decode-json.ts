@@ -189,17 +189,16 @@ const SEVERITY_NAMES: Record<string, number> = Object.fromEntries(
   ),
 );
 
-const severityNumber = z.union([
-  z.number().int("Must be an integer from 0 to 24 (a SeverityNumber)."),
-  z.string().transform((name, ctx) => {
-    const number = SEVERITY_NAMES[name] ?? (/^\d{1,2}$/.test(name) ? Number(name) : undefined);
-    if (number === undefined) {
-      ctx.addIssue({ code: "custom", message: "Must be a SeverityNumber: an integer from 0 to 24, or a name such as SEVERITY_NUMBER_ERROR." });
-      return z.NEVER;
-    }
-    return number;
-  }),
-]);
+const SEVERITY_NUMBER_MESSAGE = "Must be a SeverityNumber: an integer from 0 to 24, or a name such as SEVERITY_NUMBER_ERROR.";
+
+const severityNumber = z.union([z.number(), z.string()], { error: SEVERITY_NUMBER_MESSAGE }).transform((v, ctx) => {
+  const number = typeof v === "number" ? v : (SEVERITY_NAMES[v] ?? (/^-?\d{1,10}$/.test(v) ? Number(v) : NaN));
+  if (!Number.isInteger(number) || number < -(2 ** 31) || number >= 2 ** 31) {
+    ctx.addIssue({ code: "custom", message: SEVERITY_NUMBER_MESSAGE });
+    return z.NEVER;
+  }
+  return number;
+});
 
 // Standard or URL-safe base64, padding optional (protobuf's JSON parsers accept both).
 const bytes = z
