@@ -1,4 +1,7 @@
+import { spawn } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
+import { dirname, join } from "node:path";
 import { once } from "node:events";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -13,6 +16,8 @@ import { AppError } from "@/lib/http/errors";
 import { MAX_LOG_RECORDS } from "@/lib/otlp/limits";
 import { encodeOtlpLogsResponse, otlpFormatOf, parseOtlpLogs, type OtlpEvent } from "@/lib/otlp/logs";
 
+const ROOT = join(import.meta.dirname, "../..");
+
 /**
  * The real exporters against a server that answers with this library, as
  * the /v1/logs route will (minus the key and the database): the exporter
@@ -20,9 +25,11 @@ import { encodeOtlpLogsResponse, otlpFormatOf, parseOtlpLogs, type OtlpEvent } f
  * partial success as the SDK does (a warning naming the rejected count).
  */
 let server: Server;
+let base = "";
 let url = "";
 const stored: OtlpEvent[] = [];
 const diagnostics: string[] = [];
+const requests: Array<{ path: string; authorization: string | undefined }> = [];
 
 beforeAll(async () => {
   server = createServer(async (req, res) => {
@@ -30,6 +37,7 @@ beforeAll(async () => {
     for await (const chunk of req) chunks.push(chunk as Buffer);
     let body = Buffer.concat(chunks);
     if (req.headers["content-encoding"] === "gzip") body = gunzipSync(body);
+    requests.push({ path: req.url ?? "", authorization: req.headers.authorization });
     try {
       const format = otlpFormatOf(req.headers["content-type"] ?? null);
       const result = parseOtlpLogs(body, format, "proj_live");
@@ -43,7 +51,8 @@ beforeAll(async () => {
   });
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
-  url = `http://127.0.0.1:${(server.address() as { port: number }).port}/v1/logs`;
+  base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  url = `${base}/v1/logs`;
   const collect = (...args: unknown[]) => diagnostics.push(args.map(String).join(" "));
   diag.setLogger({ error: collect, warn: collect, info: () => {}, debug: () => {}, verbose: () => {} }, DiagLogLevel.WARN);
 });
@@ -56,6 +65,7 @@ afterAll(async () => {
 beforeEach(() => {
   stored.length = 0;
   diagnostics.length = 0;
+  requests.length = 0;
 });
 
 async function send(exporter: LogRecordExporter, emit: (logger: ReturnType<LoggerProvider["getLogger"]>) => void) {
@@ -125,4 +135,27 @@ it("a request refused as a whole (413: more records than one request may hold) i
   await provider.shutdown();
   expect(stored).toEqual([]);
   expect(diagnostics.join("\n")).toMatch(/413/);
+});
+
+it("the JavaScript example of docs/clients.md runs as written and sends what the page says", async () => {
+  const page = readFileSync(join(ROOT, "docs/clients.md"), "utf8");
+  const snippet = /<!-- otlp-js-snippet:[^>]*-->\n```js\n([\s\S]*?)\n```/.exec(page)?.[1];
+  expect(snippet).toBeTruthy();
+  // Under node_modules so that its imports resolve to this repository's packages.
+  const file = join(ROOT, "node_modules/.cache/telltale-otlp-docs-snippet.mjs");
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, snippet!);
+  const child = spawn(process.execPath, [file], { env: { ...process.env, TELLTALE_URL: base, TELLTALE_API_KEY: "tlt_docs_example" }, stdio: ["ignore", "ignore", "pipe"] });
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const [code] = (await once(child, "exit")) as [number];
+  expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
+
+  expect(requests).toEqual([{ path: "/v1/logs", authorization: "Bearer tlt_docs_example" }]);
+  expect(stored.map((e) => [e.level, e.message, e.release, e.environment])).toEqual([
+    ["info", "order placed", "2.4.1", "production"],
+    ["error", "TypeError: card declined", "2.4.1", "production"],
+  ]);
+  expect(stored[1]!.context).toMatchObject({ body: "payment failed", stacktrace: expect.stringMatching(/^TypeError: card declined\n\s+at /) });
+  expect(stored[0]!.tags).toEqual({ service: "checkout", scope: "checkout.payments", severity: "INFO" });
 });
