@@ -3,7 +3,7 @@ import { decodeProtobufLogs } from "@/lib/otlp/decode-protobuf";
 import { MAX_OTLP_BODY_BYTES } from "@/lib/otlp/limits";
 import { mapLogsRequest, type OtlpLogsResult } from "@/lib/otlp/map";
 
-export type { EventUser, OtlpEvent, OtlpLogsResult } from "@/lib/otlp/map";
+export type { OtlpEvent, OtlpLogsResult } from "@/lib/otlp/map";
 import { ExportLogsServiceResponse } from "@/lib/otlp/proto";
 import { otlpBodyTooLarge, unsupportedOtlpMediaType } from "@/lib/otlp/problems";
 

@@ -1,21 +1,19 @@
-import type { ValidEvent } from "@/lib/events/schema";
-import { MAX_DEPTH, MAX_MESSAGE_CHARS } from "@/lib/events/schema";
+import {
+  MAX_DEPTH,
+  MAX_ENVIRONMENT_CHARS,
+  MAX_MESSAGE_CHARS,
+  MAX_RELEASE_CHARS,
+  MAX_TAG_VALUE_CHARS,
+  MAX_USER_FIELD_CHARS,
+  type EventUser,
+  type ValidEvent,
+} from "@/lib/events/schema";
 import { supportedTime } from "@/lib/events/time";
 import { MAX_QUOTED_REJECTIONS, MAX_RECORD_ATTRIBUTES, MAX_RECORD_CONTEXT_CHARS } from "@/lib/otlp/limits";
 import { setKey, type OtlpAttributes, type OtlpLogRecord, type OtlpLogsRequest, type OtlpScope, type OtlpValue } from "@/lib/otlp/model";
 
-export type EventUser = { id?: string; email?: string; username?: string; ip_address?: string };
-
-/**
- * One log record as a Telltale event: the contract's ValidEvent with the
- * turn-3 fields (release, environment, tags, user) filled.
- */
-export type OtlpEvent = Omit<ValidEvent, "release" | "environment" | "tags" | "user"> & {
-  release: string | null;
-  environment: string | null;
-  tags: Record<string, string> | null;
-  user: EventUser | null;
-};
+/** One log record as a Telltale event, release, environment, tags and user filled from OpenTelemetry's conventions. */
+export type OtlpEvent = ValidEvent;
 
 /** What a request gave: the events to store, and what `partialSuccess` says about the rest. */
 export type OtlpLogsResult = { events: OtlpEvent[]; rejected: number; errorMessage: string };
@@ -68,10 +66,10 @@ function resourcePart(attributes: OtlpAttributes): ResourcePart {
     ...(empty ? { problem: null, size: 0 } : checkValue(attributes, 2)),
     attributes: empty ? null : attributes,
     // deployment.environment.name is the current convention, deployment.environment the older one.
-    environment: text(attributes["deployment.environment.name"], 64) ?? text(attributes["deployment.environment"], 64),
-    release: text(attributes["service.version"], 200),
-    service: text(attributes["service.name"], 200),
-    host: text(attributes["host.name"], 200),
+    environment: text(attributes["deployment.environment.name"], MAX_ENVIRONMENT_CHARS) ?? text(attributes["deployment.environment"], MAX_ENVIRONMENT_CHARS),
+    release: text(attributes["service.version"], MAX_RELEASE_CHARS),
+    service: text(attributes["service.name"], MAX_TAG_VALUE_CHARS),
+    host: text(attributes["host.name"], MAX_TAG_VALUE_CHARS),
   };
 }
 
@@ -83,7 +81,7 @@ function scopePart(scope: OtlpScope): ScopePart {
   if (scope.version) context.version = scope.version;
   if (Object.keys(scope.attributes).length > 0) context.attributes = scope.attributes;
   if (Object.keys(context).length === 0) return { problem: null, size: 0, context: null, tag: null };
-  return { ...checkValue(context, 2), context, tag: text(scope.name, 200) };
+  return { ...checkValue(context, 2), context, tag: text(scope.name, MAX_TAG_VALUE_CHARS) };
 }
 
 /** A string attribute usable as a field of at most `max` characters, else null. */
@@ -187,7 +185,7 @@ function mapLogRecord(record: OtlpLogRecord, resource: ResourcePart, scope: Scop
   if (resource.service) tags.service = resource.service;
   if (scope.tag) tags.scope = scope.tag;
   if (resource.host) tags.host = resource.host;
-  const severityText = text(record.severityText, 200);
+  const severityText = text(record.severityText, MAX_TAG_VALUE_CHARS);
   if (severityText) tags.severity = severityText;
 
   return {
@@ -199,7 +197,10 @@ function mapLogRecord(record: OtlpLogRecord, resource: ResourcePart, scope: Scop
       timestamp,
       fingerprint: null,
       release: resource.release,
-      environment: resource.environment ?? text(attributes["deployment.environment.name"], 64) ?? text(attributes["deployment.environment"], 64),
+      environment:
+        resource.environment ??
+        text(attributes["deployment.environment.name"], MAX_ENVIRONMENT_CHARS) ??
+        text(attributes["deployment.environment"], MAX_ENVIRONMENT_CHARS),
       tags: Object.keys(tags).length > 0 ? tags : null,
       user: userOf(attributes, resource.attributes ?? {}),
     },
@@ -208,7 +209,7 @@ function mapLogRecord(record: OtlpLogRecord, resource: ResourcePart, scope: Scop
 
 /** `user.*` attributes (OpenTelemetry's user semantic conventions; `enduser.id` is their older name). */
 function userOf(attributes: OtlpAttributes, resource: OtlpAttributes): EventUser | null {
-  const pick = (key: string) => text(attributes[key], 200) ?? text(resource[key], 200) ?? undefined;
+  const pick = (key: string) => text(attributes[key], MAX_USER_FIELD_CHARS) ?? text(resource[key], MAX_USER_FIELD_CHARS) ?? undefined;
   const user: EventUser = {};
   const id = pick("user.id") ?? pick("enduser.id");
   const email = pick("user.email");
