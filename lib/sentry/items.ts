@@ -16,7 +16,7 @@ export type SentryIngest = {
   eventId: string | null;
   /** Ready to store, each with its own event id (idempotency). */
   events: SentryEvent[];
-  /** Items dropped, per type: the known Sentry types by name, anything else as "unknown". */
+  /** Items dropped, per type: the known Sentry types by name (a repeated event_id as "event"), anything else as "unknown". */
   dropped: Record<string, number>;
 };
 
@@ -60,7 +60,7 @@ export function envelopeToEvents(envelope: Envelope, context: MappingContext): S
   const events: SentryEvent[] = [];
   const dropped: Record<string, number> = {};
   const drop = (type: string) => {
-    const name = DROPPED_ITEM_TYPES.has(type) ? type : "unknown";
+    const name = DROPPED_ITEM_TYPES.has(type) || type === "event" ? type : "unknown";
     dropped[name] = (dropped[name] ?? 0) + 1;
   };
   const seen = new Set<string>();

@@ -73,7 +73,10 @@ export function mapSentryEvent(
   if (request) out.request = request;
   for (const key of KEPT_AS_SENT) {
     const value = payload[key];
-    if (value !== undefined && value !== null && !(typeof value === "string" && value === "")) defineValue(out, key, value);
+    if (isEmpty(value)) continue;
+    // Threads matter for their stacks (sentry-python attaches a message's stack there); ids alone are noise.
+    if (key === "threads" && !(isRecord(value) && Array.isArray(value.values) && value.values.some((t) => isRecord(t) && isRecord(t.stacktrace)))) continue;
+    defineValue(out, key, value);
   }
   const logentry = logentryToKeep(payload, message.from);
   if (logentry) out.logentry = logentry;
@@ -109,6 +112,12 @@ export function mapSentryEvent(
 
 /** Top-level fields kept in the context as the SDK sent them. */
 const KEPT_AS_SENT = ["contexts", "extra", "sdk", "server_name", "transaction", "platform", "logger", "dist", "threads", "stacktrace"] as const;
+
+function isEmpty(value: unknown): boolean {
+  if (value === undefined || value === null || value === "") return true;
+  if (Array.isArray(value)) return value.length === 0;
+  return isRecord(value) && Object.keys(value).length === 0;
+}
 
 export function storableNotes(report: StorableReport, notes: Notes): void {
   if (report.textFixed) notes.push(`text: ${report.textFixed} string${report.textFixed === 1 ? "" : "s"} with NUL characters or lone surrogates repaired (U+FFFD)`);

@@ -23,7 +23,7 @@ const headerOf = (name: string) => name.replace(" (raw)", "");
 async function send(path: "/api/events" | "/api/events/batch", key: string, body: Buffer, coding: string | null) {
   const headers: Record<string, string> = { "content-type": "application/json", authorization: `Bearer ${key}` };
   if (coding !== null) headers["content-encoding"] = coding;
-  const request = new Request(`http://localhost${path}`, { method: "POST", headers, body });
+  const request = new Request(`http://localhost${path}`, { method: "POST", headers, body: new Uint8Array(body) });
   const res = await (path === "/api/events" ? postEvent : postBatch)(request, noParams);
   return { status: res.status, body: await res.json() };
 }

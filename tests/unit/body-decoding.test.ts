@@ -9,8 +9,9 @@ const MIB = 1024 * 1024;
 const text = JSON.stringify({ level: "error", message: "compressed ünïcödé ✓", context: { n: 1 } });
 const plain = Buffer.from(text);
 
-function request(body: BodyInit | null, headers: Record<string, string> = {}): Request {
-  return new Request("http://localhost/api/events", { method: "POST", headers, body, duplex: "half" } as RequestInit);
+function request(body: Buffer | ReadableStream<Uint8Array> | null, headers: Record<string, string> = {}): Request {
+  const init = { method: "POST", headers, body: Buffer.isBuffer(body) ? new Uint8Array(body) : body, duplex: "half" };
+  return new Request("http://localhost/api/events", init as RequestInit);
 }
 
 /** A body that arrives chunk by chunk, one per macrotask, counting what was pulled. */
