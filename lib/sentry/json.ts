@@ -3,8 +3,9 @@ import { isExactNumber } from "@/lib/http/strict-json";
 /**
  * JSON from Sentry SDKs, parsed without losing anything silently: a number
  * that a double would alter (an integer beyond 2^53 such as a 64-bit id,
- * 1e400, more digits than a double keeps) comes back as a string of its
- * exact digits, where JSON.parse would round it. Unlike the native API,
+ * 1e400, more digits than a double keeps), or that is an integer beyond
+ * 2^53 at all (1e20), comes back as a string of its exact digits, where
+ * JSON.parse would round it. Unlike the native API,
  * which refuses such numbers (its client can resend them as strings), an
  * SDK's payload is not ours to refuse for a detail it cannot change.
  * A key given twice keeps its last value, as in every JSON parser SDKs use.
@@ -20,6 +21,18 @@ export function parseSdkJson(text: string): unknown {
     from = end;
   }
   return JSON.parse(quoted + text.slice(from));
+}
+
+/**
+ * Exact as a double, and not an integer past 2^53 however it is written
+ * (1e20, 1152921504606846976.0): written out again it would be a plain
+ * integer that other languages read as a 64-bit one, which the native API
+ * refuses for the same reason.
+ */
+function storableNumber(token: string): boolean {
+  if (!isExactNumber(token)) return false;
+  const n = Number(token);
+  return !Number.isInteger(n) || Number.isSafeInteger(n);
 }
 
 const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
@@ -62,7 +75,7 @@ function findInexactNumbers(text: string): Array<[number, number]> {
       if (i - start > 15 || !plainInteger) {
         const token = text.slice(start, i);
         // Only a well-formed number is quoted: quoting "1-2" would make invalid JSON valid.
-        if (JSON_NUMBER.test(token) && !isExactNumber(token)) found.push([start, i]);
+        if (JSON_NUMBER.test(token) && !storableNumber(token)) found.push([start, i]);
       }
       continue;
     }

@@ -120,7 +120,7 @@ function isEmpty(value: unknown): boolean {
 }
 
 export function storableNotes(report: StorableReport, notes: Notes): void {
-  if (report.textFixed) notes.push(`text: ${report.textFixed} string${report.textFixed === 1 ? "" : "s"} with NUL characters or lone surrogates repaired (U+FFFD)`);
+  if (report.textFixed) notes.push(`text: ${report.textFixed} string${report.textFixed === 1 ? "" : "s"} of the context with NUL characters or lone surrogates repaired (U+FFFD)`);
   if (report.cut) notes.push(`nesting: ${report.cut} value${report.cut === 1 ? "" : "s"} deeper than 32 levels replaced by "[Object]" or "[Array]"`);
 }
 

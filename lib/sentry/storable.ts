@@ -2,7 +2,9 @@
  * What the event store refuses (lib/events/schema.ts: no NUL character, no
  * lone UTF-16 surrogate, nesting of at most 32 levels) made storable instead
  * of refused: an SDK sends what its application had, and the event matters
- * more than one odd string. Numbers are exact already (lib/sentry/json.ts).
+ * more than one odd string. Numbers parsed are exact already
+ * (lib/sentry/json.ts); integers past 2^53 and non-finite numbers given in
+ * code become text too.
  */
 
 /** Levels a context may nest, the context object itself being level 1 (as the native rule). */
@@ -31,6 +33,10 @@ export function makeStorable(value: unknown, depth: number, report: StorableRepo
     const fixed = storableText(value);
     if (fixed !== value) report.textFixed++;
     return fixed;
+  }
+  if (typeof value === "number") {
+    // Parsed JSON never has these (lib/sentry/json.ts); a value built in code may.
+    return !Number.isFinite(value) || (Number.isInteger(value) && !Number.isSafeInteger(value)) ? String(value) : value;
   }
   if (value === null || typeof value !== "object") return value;
   if (depth > MAX_CONTEXT_DEPTH) {
