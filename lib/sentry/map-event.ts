@@ -13,7 +13,7 @@ import {
   scalarText,
   type Notes,
 } from "@/lib/sentry/fields";
-import { defineValue, makeStorable, type StorableReport } from "@/lib/sentry/storable";
+import { boundedJson, defineValue, makeStorable, type StorableReport } from "@/lib/sentry/storable";
 import { fitEvent, recordNotes } from "@/lib/sentry/trim";
 import { MAX_BREADCRUMBS, type MappedEvent, type MappingContext, type SentryEvent } from "@/lib/sentry/types";
 
@@ -176,7 +176,7 @@ function formatLogentry(value: unknown): string | null {
 function paramText(value: unknown): string {
   const text = scalarText(value);
   if (text !== null) return text;
-  return value === undefined ? "" : JSON.stringify(value) ?? "";
+  return value === undefined ? "" : boundedJson(value, 8);
 }
 
 function applyParams(template: string, params: unknown): string {

@@ -3,7 +3,7 @@ import type { EventLevel } from "@/lib/events/schema";
 import { errors } from "@/lib/http/errors";
 import { boundMessage, isRecord, mapEnvironment, mapRelease, mapTimestamp, mapUser, scalarText, type Notes } from "@/lib/sentry/fields";
 import { storableNotes } from "@/lib/sentry/map-event";
-import { defineValue, makeStorable, type StorableReport } from "@/lib/sentry/storable";
+import { boundedJson, defineValue, makeStorable, type StorableReport } from "@/lib/sentry/storable";
 import { fitEvent, recordNotes } from "@/lib/sentry/trim";
 import type { MappingContext, SentryEvent } from "@/lib/sentry/types";
 
@@ -41,7 +41,7 @@ export function countLogs(payload: unknown): number {
 function mapLog(log: unknown, index: number, context: MappingContext & { payloadBytes?: number }, where: string): SentryEvent {
   if (!isRecord(log)) throw errors.invalidJson(`${where} is not a JSON object.`);
   // Before anything below changes the log in place.
-  const eventId = createHash("sha256").update(`${index}\u0001${JSON.stringify(log)}`).digest("hex").slice(0, 32);
+  const eventId = createHash("sha256").update(`${index}\u0001${boundedJson(log)}`).digest("hex").slice(0, 32);
   const notes: Notes = [];
   const attributes: Record<string, unknown> = {};
   const sentry: Record<string, unknown> = { item: "log" };
@@ -63,7 +63,7 @@ function mapLog(log: unknown, index: number, context: MappingContext & { payload
   makeStorable(out, 1, report);
   storableNotes(report, notes);
 
-  const body = scalarText(log.body) ?? (log.body === undefined || log.body === null ? "" : JSON.stringify(log.body));
+  const body = scalarText(log.body) ?? (log.body === undefined || log.body === null ? "" : boundedJson(log.body, 8));
   const { user } = mapUser({ id: attributes["user.id"], email: attributes["user.email"], username: attributes["user.name"] }, context.clientAddress, notes);
   const event = {
     level: logLevel(log.level, log.severity_number),

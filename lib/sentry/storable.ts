@@ -68,3 +68,20 @@ export function makeStorable(value: unknown, depth: number, report: StorableRepo
 export function defineValue(object: Record<string, unknown>, key: string, value: unknown): void {
   Object.defineProperty(object, key, { value, writable: true, enumerable: true, configurable: true });
 }
+
+/**
+ * `value` as JSON text, containers past `maxDepth` written as "[Object]" or
+ * "[Array]": JSON.stringify recurses without bound, and a parsed payload may
+ * nest a million levels (JSON.parse does not recurse).
+ */
+export function boundedJson(value: unknown, maxDepth = MAX_CONTEXT_DEPTH): string {
+  const cut = (item: unknown, depth: number): unknown => {
+    if (item === null || typeof item !== "object") return item;
+    if (depth > maxDepth) return Array.isArray(item) ? "[Array]" : "[Object]";
+    if (Array.isArray(item)) return item.map((element) => cut(element, depth + 1));
+    const copy: Record<string, unknown> = {};
+    for (const key of Object.keys(item)) defineValue(copy, key, cut((item as Record<string, unknown>)[key], depth + 1));
+    return copy;
+  };
+  return JSON.stringify(cut(value, 1)) ?? "";
+}

@@ -39,6 +39,16 @@ describe("text the store refuses is repaired, not refused", () => {
     expect(event.environment).toBe("\uFFFD");
   });
 
+  it("a raw NUL byte is not JSON: a 400 in a payload or a header; in an attachment it is just a byte", () => {
+    // In these literals \u0000 is the raw character, not the JSON escape.
+    for (const text of ['{"message":"a\u0000b"}', '{"message":"x"}\u0000']) {
+      expect(() => storeBodyToEvents(Buffer.from(text), ctx)).toThrow("The request body is not valid JSON.");
+    }
+    expect(() => parseEnvelope(Buffer.from('{"event_id":\u0000}\n'))).toThrow("its header is not valid JSON");
+    const attachment = Buffer.concat([Buffer.from('{}\n{"type":"attachment","length":3}\n'), Buffer.from([0, 0, 0]), Buffer.from("\n")]);
+    expect(envelopeToEvents(parseEnvelope(attachment), ctx).dropped).toEqual({ attachment: 1 });
+  });
+
   it("invalid UTF-8 bytes become U+FFFD", () => {
     const body = Buffer.concat([Buffer.from('{"message":"caf'), Buffer.from([0xc3, 0x28, 0xff, 0xfe]), Buffer.from('","extra":{"b":"'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}}')]);
     const event = one(body);
@@ -93,6 +103,17 @@ describe("nesting is cut at 32 levels", () => {
     }
     expect([node, depth]).toEqual(["[Array]", 33]);
     expect(context._telltale.trimmed).toEqual(['nesting: 1 value deeper than 32 levels replaced by "[Object]" or "[Array]"']);
+  });
+
+  it("a million levels anywhere JSON.stringify would meet them (params, log bodies and attributes, dropped tags, user fields) is no stack overflow", () => {
+    const deep = "[".repeat(1_000_000) + "]".repeat(1_000_000);
+    const event = one(`{"logentry":{"message":"got %s","params":[${deep}]},"tags":{"t":${deep}},"user":{"id":"1","data":${deep}}}`);
+    expect(event.message).toMatch(/^got \[\[\[/);
+    expect(event.tags).toBeNull();
+    const body = `{}\n{"type":"log"}\n{"items":[{"level":"info","body":${deep},"attributes":{"a":{"value":${deep},"type":"string"}}}]}\n`;
+    const logs = envelopeToEvents(parseEnvelope(Buffer.from(body)), ctx).events;
+    logs.forEach(expectStorable);
+    expect(logs[0]!.event.message).toMatch(/^\[\[\[/);
   });
 
   it("deep objects inside frames (local variables) are cut the same way", () => {
