@@ -52,13 +52,14 @@ describe("Sentry credentials", () => {
   });
 
   it("a credential that is present but unreadable is a 401 missing_api_key", () => {
-    for (const headers of [
+    const cases: Array<Record<string, string>> = [
       { "x-sentry-auth": "Sentry sentry_version=7" },
       { "x-sentry-auth": "Sentry sentry_key=" },
       { "x-sentry-auth": `Sentry sentry_key=${"k".repeat(500)}` },
       { "x-sentry-auth": "Sentry sentry_key=has space" },
       { authorization: "Sentry sentry_version=7" },
-    ]) {
+    ];
+    for (const headers of cases) {
       expect(refused(() => sentryRequestCredentials(request("", headers))).code, JSON.stringify(headers)).toBe("missing_api_key");
     }
     expect(refused(() => sentryRequestCredentials(request("?sentry_key=&sentry_version=7"))).code).toBe("missing_api_key");
