@@ -126,7 +126,7 @@ export type KeyContext = { request: Request; requestId: string; key: Authenticat
  * every answer to an authenticated request, success or not.
  */
 export function apiKeyRoute(
-  options: { bodyLimit: () => number; maxDepth: number; tooDeep?: string; rateLimit: () => RateLimit | null },
+  options: { bodyLimit: () => number; maxDecodedBytes?: () => number; maxDepth: number; tooDeep?: string; rateLimit: () => RateLimit | null },
   handler: (ctx: KeyContext) => Promise<Response>,
 ): Handler {
   return apiRoute(async (request, { requestId }) => {
@@ -136,7 +136,7 @@ export function apiKeyRoute(
     try {
       decision = await consumeRateLimit(options.rateLimit(), key.keyId);
       if (decision && !decision.allowed) throw errors.rateLimited(decision);
-      const body = await readJsonBody(request, options.bodyLimit(), { maxDepth: options.maxDepth, tooDeep: options.tooDeep });
+      const body = await readJsonBody(request, options.bodyLimit(), { maxDepth: options.maxDepth, tooDeep: options.tooDeep, maxDecodedBytes: options.maxDecodedBytes?.() });
       response = await handler({ request, requestId, key, body });
     } catch (error) {
       if (request.signal.aborted) throw error; // the client is gone: apiRoute answers nobody, logs nothing

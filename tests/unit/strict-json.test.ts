@@ -64,6 +64,11 @@ describe("parseStrictJson", () => {
     expect(strict("[".repeat(33) + "]".repeat(33), 33).problems).toEqual([]);
   });
 
+  it("a string after an empty object in an array is a value, not a key (it was refused as invalid JSON)", () => {
+    expect(strict('{"a":[{},"x",{},"x"]}')).toEqual({ value: { a: [{}, "x", {}, "x"] }, problems: [] });
+    expect(strict('[{},"x"]').problems).toEqual([]);
+  });
+
   it("throws SyntaxError for invalid JSON (the route answers invalid_json)", () => {
     for (const bad of ['{"a":', '{"a" 1}', '"unterminated', "{'a':1}", "[1,]"]) expect(() => strict(bad), bad).toThrow(SyntaxError);
   });
