@@ -22,6 +22,9 @@ export default function nextConfig(phase: string): NextConfig {
     // `next start` warns that it "does not work with output: standalone".
     output: phase === PHASE_PRODUCTION_SERVER ? undefined : "standalone",
     poweredByHeader: false,
+    // Sentry SDKs post to /api/<project>/envelope/ with the slash and do not
+    // follow redirects: the route answers with and without it.
+    skipTrailingSlashRedirect: true,
     // `next build` checks the app's own code; tests, scripts, harness, ops and
     // tools are checked by `npm run typecheck` (CI runs both).
     typescript: { tsconfigPath: "tsconfig.build.json" },
