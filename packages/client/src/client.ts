@@ -196,7 +196,14 @@ class Client implements TelltaleClient {
     try {
       if (this.closed) return this.drop(1, "closed", "the client is closed");
       if (!this.endpoint || !this.fetchImpl) return this.drop(1, "not_configured", "the client is not configured (see the first warning)");
-      const event = buildEvent(input, this.projectId, this.defaults, this.clock.now());
+      let event;
+      try {
+        event = buildEvent(input, this.projectId, this.defaults, this.clock.now());
+      } catch (error) {
+        // Input that defeats every guard (a revoked Proxy as the message):
+        // the event still goes out, saying what could not be read.
+        event = buildEvent({ level: String(input.level), message: "(unreadable message)", context: { telltale_unreadable: error instanceof Error ? error.message : "unknown" } }, this.projectId, {}, this.clock.now());
+      }
       const serialized = serializeEvent(event, this.s.maxEventBytes);
       if (!serialized) return this.drop(1, "too_large", `an event over ${this.s.maxEventBytes} bytes even without its context`);
       if (serialized.truncated) {
@@ -240,7 +247,7 @@ class Client implements TelltaleClient {
 
   private settleWaiters(): void {
     const lowest = this.lowestPendingSeq();
-    for (const waiter of this.waiters) if (lowest > waiter.target) this.finish(waiter, waiter.ok);
+    for (const waiter of this.waiters) if (lowest > waiter.target || lowest === Infinity) this.finish(waiter, waiter.ok);
   }
 
   private schedule(): void {

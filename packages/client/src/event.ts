@@ -5,7 +5,7 @@
  * because one bad event would fail its whole batch on the server.
  */
 import type { CallOptions, EventDefaults, EventInput, EventUser, Level } from "./types.js";
-import { cleanText, clipText, describeThrown, errorTitle, exceptionContext, isErrorLike, toJsonSafe, utf8Length } from "./json-safe.js";
+import { cleanText, clipText, describeThrown, errorTitle, exceptionContext, isErrorLike, readableCopy, toJsonSafe, utf8Length } from "./json-safe.js";
 
 /** The server's bounds (lib/events/schema.ts and SPEC "Releases, environments and tags"). */
 export const LIMITS = {
@@ -52,7 +52,7 @@ function messageText(message: unknown): string {
 function contextObject(context: unknown): Record<string, unknown> {
   if (context === undefined || context === null) return {};
   if (isErrorLike(context)) return exceptionContext(context);
-  if (typeof context === "object" && !Array.isArray(context)) return { ...(context as Record<string, unknown>) };
+  if (typeof context === "object" && !Array.isArray(context)) return readableCopy(context);
   return { value: context };
 }
 

@@ -37,9 +37,9 @@ export function clipText(text: string, max: number, marker = "…"): string {
  * what this module itself makes of errors).
  */
 export function isErrorLike(value: unknown): value is Error {
-  if (value instanceof Error) return true;
   if (typeof value !== "object" || value === null) return false;
   try {
+    if (value instanceof Error) return true;
     const proto = Object.getPrototypeOf(value);
     if (proto === Object.prototype || proto === null) return false;
     return Object.prototype.toString.call(value) === "[object Error]" || (typeof (value as Error).message === "string" && typeof (value as Error).stack === "string");
@@ -80,6 +80,21 @@ function safeGet(target: object, key: PropertyKey): unknown {
   } catch {
     return undefined;
   }
+}
+
+/** A shallow copy of an object's own enumerable properties; one that throws when read says so instead. */
+export function readableCopy(value: object): Record<string, unknown> {
+  const copy: Record<string, unknown> = {};
+  for (const key of ownKeys(value)) {
+    let item: unknown;
+    try {
+      item = (value as Record<string, unknown>)[key];
+    } catch (error) {
+      item = `[unreadable: ${error instanceof Error ? error.message : "error"}]`;
+    }
+    Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true });
+  }
+  return copy;
 }
 
 /** One error of a chain, as stored in `context.cause` / `context.errors`. */
