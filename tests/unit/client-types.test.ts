@@ -1,0 +1,27 @@
+/**
+ * "Typed from the same schemas as the server": the client's EventInput and
+ * the server's zod schema must agree. These are compile-time checks
+ * (`npm run typecheck` fails on a mismatch); a field added to, removed from
+ * or retyped in `eventInputSchema` breaks them until the client follows.
+ */
+import { expectTypeOf, it } from "vitest";
+import type { z } from "zod";
+import type { eventInputSchema } from "@/lib/events/schema";
+import type { EventInput } from "@/packages/client/src/index";
+
+type ServerInput = z.input<typeof eventInputSchema>;
+type Shared = Extract<keyof ServerInput, keyof EventInput>;
+
+it("every field both sides know has the same type on both", () => {
+  expectTypeOf<Pick<EventInput, Shared>>().toEqualTypeOf<Pick<ServerInput, Shared>>();
+  expectTypeOf<Pick<EventInput, Shared>>().toExtend<Pick<ServerInput, Shared>>();
+  expectTypeOf<Pick<ServerInput, Shared>>().toExtend<Pick<EventInput, Shared>>();
+});
+
+it("the client knows every field the server takes", () => {
+  expectTypeOf<Exclude<keyof ServerInput, keyof EventInput>>().toEqualTypeOf<never>();
+});
+
+it("the only fields the client has beyond the server's are this turn's optional ones", () => {
+  expectTypeOf<Exclude<keyof EventInput, keyof ServerInput>>().toExtend<"release" | "environment" | "tags" | "user">();
+});
