@@ -21,8 +21,9 @@ const packageDir = path.join(repo, "packages/client");
 
 /** The environment for a child npm: without the npm_* variables of the `npm test` running us (npm_config_local_prefix would point it at this repository). */
 function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name)));
-  return { ...env, ...extra };
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
+  for (const name of Object.keys(env)) if (/^npm_/i.test(name)) delete env[name];
+  return env;
 }
 
 let server: IngestHttp;
@@ -36,7 +37,9 @@ afterAll(async () => {
   fs.rmSync(scratch, { recursive: true, force: true });
 });
 
-it("npm pack, npm install ./telltale-client-0.1.0.tgz, then plain Node.js ESM sends events", async () => {
+// About 20 s on a quiet machine (tsc twice, npm install from the cache); the
+// limit is a hang guard for a machine shared with other test runs.
+it("npm pack, npm install ./telltale-client-0.1.0.tgz, then plain Node.js ESM sends events", { timeout: 600_000 }, async () => {
   const { stdout } = await run("npm", ["pack", "--json", "--pack-destination", scratch], { cwd: packageDir, env: cleanEnv(), maxBuffer: 16 * 1024 * 1024 });
   const [packed] = JSON.parse(stdout.slice(stdout.indexOf("["))) as { filename: string; files: { path: string }[] }[];
   expect(packed!.filename).toBe("telltale-client-0.1.0.tgz");
@@ -79,7 +82,8 @@ it("npm pack, npm install ./telltale-client-0.1.0.tgz, then plain Node.js ESM se
     [
       'import { createClient } from "@telltale/client";',
       'import pino from "pino";',
-      "const options = { url: process.env.TELLTALE_URL, apiKey: process.env.TELLTALE_API_KEY, projectId: process.env.TELLTALE_PROJECT_ID };",
+      "// A long shutdown timeout: the test server may be slow on a busy machine.",
+      "const options = { url: process.env.TELLTALE_URL, apiKey: process.env.TELLTALE_API_KEY, projectId: process.env.TELLTALE_PROJECT_ID, shutdownTimeoutMs: 120000 };",
       "const telltale = createClient(options);",
       'telltale.info("hello from the packed client", { node: process.version });',
       'telltale.captureException(new Error("packed failure", { cause: new TypeError("packed cause") }));',
