@@ -106,6 +106,9 @@ export function parseStrictJson(text: string, { maxDepth, tooDeep = `Nesting is 
     }
     if (c === 125 /* } */ || c === 93 /* ] */) {
       stack.pop();
+      // An empty object ends still expecting a key: the next string (in an
+      // array, `[{}, "x"]`) is a value, not a key of the array.
+      expectKey = false;
       i++;
       continue;
     }

@@ -14,7 +14,6 @@ import { freePort } from "@/tests/helpers/free-port";
 import { startIngestHttp, type IngestHttp } from "@/tests/helpers/ingest-http";
 import { makeProject } from "@/tests/helpers/ingest";
 import { POST as postBatch } from "@/app/api/events/batch/route";
-import { eventInputSchema } from "@/lib/events/schema";
 
 /**
  * Real timers, each cut to a few milliseconds, that remember the delay the
@@ -131,21 +130,29 @@ describe("through faults in front of the real server", () => {
     expect(await storedMessages(project.id)).toEqual([]);
   });
 
-  it("an event with a field this server does not know yet fails alone: the rest of its batch is stored", async () => {
-    const project = await makeProject("client-partial");
+  it("release, environment, tags and user: the client's defaults and a call's own are stored with the event", async () => {
+    const project = await makeProject("client-fields");
     server.setFault(() => "pass");
     const problems: ClientProblem[] = [];
-    const client = createClient({ url: server.url, apiKey: project.apiKey, projectId: project.id, flushOnExit: false, onError: (p) => problems.push(p) });
-    client.info("kept 1", { ok: true });
-    client.info("with release", undefined, { release: "2.1.0" });
-    client.info("kept 2");
-    await client.flush();
-    // Until the server takes `release` (this turn), it refuses that one event; after, all three.
-    const serverKnowsRelease = "release" in eventInputSchema.shape;
-    const expected = serverKnowsRelease ? ["kept 1", "kept 2", "with release"] : ["kept 1", "kept 2"];
-    expect((await storedMessages(project.id)).sort()).toEqual(expected);
-    expect(client.stats()).toMatchObject({ sent: expected.length, dropped: expect.objectContaining({ rejected: 3 - expected.length }) });
-    if (!serverKnowsRelease) expect(problems).toEqual([expect.objectContaining({ reason: "rejected", status: 400, code: "validation_failed", events: 1 })]);
+    const client = createClient({
+      url: server.url,
+      apiKey: project.apiKey,
+      projectId: project.id,
+      flushOnExit: false,
+      onError: (p) => problems.push(p),
+      release: "shop@2.4.1",
+      environment: "production",
+      tags: { region: "eu", host: "a1" },
+      user: { id: "u-default" },
+    });
+    client.info("defaults only");
+    client.error("per call", { orderId: 9 }, { release: "shop@2.5.0", tags: { region: "us", flow: "checkout" }, user: { email: "buyer@example.test" }, fingerprint: ["checkout"] });
+    expect(await client.flush()).toBe(true);
+    expect(problems).toEqual([]);
+    const rows = await prisma.event.findMany({ where: { projectId: project.id }, select: { message: true, release: true, environment: true, tags: true, user: true } });
+    const byMessage = new Map(rows.map((r) => [r.message, r]));
+    expect(byMessage.get("defaults only")).toMatchObject({ release: "shop@2.4.1", environment: "production", tags: { region: "eu", host: "a1" }, user: { id: "u-default" } });
+    expect(byMessage.get("per call")).toMatchObject({ release: "shop@2.5.0", environment: "production", tags: { region: "us", host: "a1", flow: "checkout" }, user: { email: "buyer@example.test" } });
   });
 });
 

@@ -84,7 +84,7 @@ it("npm pack, npm install ./telltale-client-0.1.0.tgz, then plain Node.js ESM se
       'import pino from "pino";',
       "// A long shutdown timeout: the test server may be slow on a busy machine.",
       "const options = { url: process.env.TELLTALE_URL, apiKey: process.env.TELLTALE_API_KEY, projectId: process.env.TELLTALE_PROJECT_ID, shutdownTimeoutMs: 120000 };",
-      "const telltale = createClient(options);",
+      "const telltale = createClient({ ...options, release: 'scratch@1.0.0', environment: 'test' });",
       'telltale.info("hello from the packed client", { node: process.version });',
       'telltale.captureException(new Error("packed failure", { cause: new TypeError("packed cause") }));',
       'const logger = pino(pino.transport({ target: "@telltale/client/pino", options }));',
@@ -101,9 +101,10 @@ it("npm pack, npm install ./telltale-client-0.1.0.tgz, then plain Node.js ESM se
   });
   expect(exit).toEqual({ code: 0, stderr: "" });
 
-  const rows = await prisma.event.findMany({ where: { projectId: project.id }, select: { level: true, message: true, context: true } });
+  const rows = await prisma.event.findMany({ where: { projectId: project.id }, select: { level: true, message: true, context: true, release: true } });
   const byMessage = new Map(rows.map((r) => [r.message, r]));
   expect([...byMessage.keys()].sort()).toEqual(["Error: packed failure", "hello from pino in a worker", "hello from the packed client"]);
+  expect(byMessage.get("hello from the packed client")).toMatchObject({ level: "info", release: "scratch@1.0.0" });
   expect(byMessage.get("Error: packed failure")).toMatchObject({ level: "error", context: { cause: [{ type: "TypeError", message: "packed cause" }] } });
   expect(byMessage.get("hello from pino in a worker")).toMatchObject({ level: "warn", context: { level: "warn", via: "worker" } });
 });

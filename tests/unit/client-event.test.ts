@@ -56,6 +56,12 @@ describe("every event the client builds is one the server accepts", () => {
     );
   });
 
+  it("for shapes a property run found: an empty object then a string in an array", () => {
+    const event = buildEvent({ level: "error", message: 1, context: [[new Map(), new Date(0)]] }, "p", {}, NOW);
+    expect(event.context).toEqual({ value: [[{}, "1970-01-01T00:00:00.000Z"]] });
+    expect(serverProblems(event)).toEqual([]);
+  });
+
   it("for text the server refuses raw: NUL, lone surrogates, over 10,000 characters, unsafe integers, 40 levels deep", () => {
     let deep: unknown = "bottom";
     for (let i = 0; i < 40; i++) deep = { d: deep };

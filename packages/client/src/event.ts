@@ -110,9 +110,18 @@ function timestampOf(value: CallOptions["timestamp"], now: number): string {
   return new Date(ms).toISOString();
 }
 
+/**
+ * A short text field (release, environment, tag, user, fingerprint part):
+ * the server counts these in UTF-16 units (JavaScript's `length`), so they
+ * are cut by length, never between the two halves of a surrogate pair.
+ */
 function textField(value: unknown, max: number): string | undefined {
   if (value === undefined || value === null) return undefined;
-  const text = clipText(cleanText(String(value)).trim(), max, "");
+  let text = cleanText(String(value)).trim();
+  if (text.length > max) {
+    text = text.slice(0, max);
+    if (/[\uD800-\uDBFF]$/.test(text)) text = text.slice(0, -1);
+  }
   return text || undefined;
 }
 
