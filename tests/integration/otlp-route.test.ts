@@ -12,7 +12,7 @@ import { loadOtlpFixture, loadOtlpFixtures } from "@/tests/fixtures/otlp/load";
 import { makeProject } from "@/tests/helpers/ingest";
 
 async function post(key: string | null, body: Buffer | string, headers: Record<string, string>) {
-  const request = new Request("http://localhost/v1/logs", { method: "POST", headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers }, body });
+  const request = new Request("http://localhost/v1/logs", { method: "POST", headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers }, body: typeof body === "string" ? body : new Uint8Array(body) });
   const res = await POST(request, { params: Promise.resolve({}) });
   return { res, status: res.status, bytes: Buffer.from(await res.arrayBuffer()) };
 }

@@ -34,7 +34,7 @@ function envelopeFor(name: string, publicKey: string, projectNumber?: number): B
 type Send = { number: number | string; body: Buffer | string; query?: string; headers?: Record<string, string>; endpoint?: "envelope" | "store" };
 
 async function send({ number, body, query = "", headers = {}, endpoint = "envelope" }: Send) {
-  const request = new Request(`http://localhost/api/${number}/${endpoint}/${query}`, { method: "POST", headers, body });
+  const request = new Request(`http://localhost/api/${number}/${endpoint}/${query}`, { method: "POST", headers, body: typeof body === "string" ? body : new Uint8Array(body) });
   const handler = endpoint === "envelope" ? postEnvelope : postStore;
   const res = await handler(request, { params: Promise.resolve({ projectNumber: String(number) }) });
   const text = await res.text();
