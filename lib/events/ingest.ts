@@ -8,7 +8,7 @@ import { createRateLimit } from "@/lib/http/rate-limit";
 import type { AuthenticatedKey } from "@/lib/keys/service";
 import { eventWriter, type NewEvent } from "@/lib/events/store";
 import { eventTime } from "@/lib/events/time";
-import { issueGroupingKey } from "@/lib/issues/template";
+import { issueGroupingKey } from "@/lib/grouping/key";
 import { eventBatchSchema, MAX_BATCH_BODY_DEPTH, MAX_BATCH_EVENTS, MAX_EVENT_BODY_DEPTH, TOO_DEEP, validateEvent, type ValidEvent } from "@/lib/events/schema";
 import { logger } from "@/lib/log";
 

@@ -1,17 +1,27 @@
 /**
- * npx tsx scripts/bench/template.ts — mean cost of messageTemplate (which
- * runs for every ingested event) over ~100,000 realistic messages.
+ * npm run bench:grouping — what grouping costs per ingested event, in
+ * nanoseconds, for the code of this tree against a baseline (by default
+ * the template code as it was before it moved to lib/grouping), on ~100,000
+ * realistic messages and events with native stacks and Sentry exceptions.
  *
- * Messages come from a seeded generator, so runs are comparable. Options
- * (env): BENCH_MESSAGES (default 100000), BENCH_ROUNDS (default 5; the best
- * round is reported, the first one also warms the JIT up).
+ * No database, no server: a few seconds of one core. Options (env):
+ * BENCH_MESSAGES (default 100000), BENCH_ROUNDS (default 5; rounds of old
+ * and new alternate, the first of each warms the JIT up and the mean of the
+ * others is reported, with the best), BENCH_BASELINE (a git revision whose
+ * lib/issues/template.ts is the old code).
  */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { seededRandom } from "@/scripts/bench/random";
-import { messageTemplate } from "@/lib/issues/template";
+import { groupingKey, issueGroupingKey } from "@/lib/grouping/key";
+import { parseStack } from "@/lib/grouping/stack/parse";
+import { messageTemplate } from "@/lib/grouping/template";
 
 const COUNT = Number(process.env.BENCH_MESSAGES ?? 100_000);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-
+const ROUNDS = Math.max(2, Number(process.env.BENCH_ROUNDS ?? 5));
+const root = path.resolve(__dirname, "../..");
 
 const random = seededRandom(42);
 const int = (max: number) => Math.floor(random() * max);
@@ -44,23 +54,145 @@ const templates: (() => string)[] = [
   () => "Payment failed because the card issuer declined the transaction; ask the customer for another card",
 ];
 
+// Stacks of a handful of bugs, their line numbers varying as between deploys.
+const line = () => `${1 + int(400)}:${1 + int(80)}`;
+const jsStack = () =>
+  `TypeError: Cannot read properties of undefined (reading '${pick(["price", "map"])}')\n` +
+  `    at ${pick(["price", "renderList"])} (/srv/app/releases/${int(100)}/dist/${pick(["cart", "list"])}.js:${line()})\n` +
+  `    at Array.map (<anonymous>)\n` +
+  `    at total (/srv/app/dist/cart.js:${line()})\n` +
+  `    at async checkout (/srv/app/dist/routes/checkout.js:${line()})\n` +
+  `    at async Layer.handle [as handle_request] (/srv/app/node_modules/express/lib/router/layer.js:${line()})\n` +
+  `    at next (/srv/app/node_modules/express/lib/router/route.js:${line()})\n` +
+  `    at Route.dispatch (/srv/app/node_modules/express/lib/router/route.js:${line()})\n` +
+  `    at process.processTicksAndRejections (node:internal/process/task_queues:${line()})`;
+const pythonStack = () =>
+  "Traceback (most recent call last):\n" +
+  `  File "/app/.venv/lib/python3.11/site-packages/django/core/handlers/exception.py", line ${int(90)}, in inner\n    response = get_response(request)\n` +
+  `  File "/app/shop/views.py", line ${int(300)}, in checkout\n    total = cart.total()\n` +
+  `  File "/app/shop/models.py", line ${int(300)}, in total\n    return sum(line["price"] for line in self.lines)\n` +
+  `KeyError: '${pick(["price", "qty"])}'`;
+const javaStack = () =>
+  `java.lang.IllegalStateException: Order ${int(1e6)} failed\n` +
+  `\tat com.acme.shop.OrderService.place(OrderService.java:${int(300)})\n` +
+  `\tat com.acme.shop.OrderService$$SpringCGLIB$$0.place(<generated>)\n` +
+  `\tat org.springframework.web.servlet.FrameworkServlet.service(FrameworkServlet.java:${int(900)})\n` +
+  `\tat java.base/java.lang.Thread.run(Thread.java:${int(900)})\n` +
+  `Caused by: java.lang.NullPointerException: Cannot invoke "com.acme.shop.Price.amount()" because "price" is null\n` +
+  `\tat com.acme.shop.Cart.total(Cart.java:${int(300)})\n` +
+  `\tat com.acme.shop.OrderService.place(OrderService.java:${int(300)})\n` +
+  "\t... 3 more";
+const sentryEvent = () => ({
+  platform: "node",
+  exception: {
+    values: [
+      {
+        type: "TypeError",
+        value: `Cannot read properties of undefined (reading '${pick(["price", "map"])}')`,
+        stacktrace: {
+          frames: Array.from({ length: 20 }, (_, i) => ({
+            filename: i < 12 ? `/srv/app/node_modules/lib${i}/index.js` : `/srv/app/dist/module${i % 3}.js`,
+            function: `fn${i}`,
+            lineno: 1 + int(400),
+            colno: 1 + int(80),
+            in_app: i >= 12,
+          })),
+        },
+      },
+    ],
+  },
+});
+
 const messages = Array.from({ length: COUNT }, () => pick(templates)());
+const events = messages.map((message, i) => ({ level: pick(["error", "warn", "info"] as const), message, fingerprint: i % 50 === 0 ? ["payments", "declined"] : null }));
+const STACK_EVENTS = Math.max(1_000, Math.floor(COUNT / 10));
+const stackEvents = {
+  "JavaScript stack (9 frames)": Array.from({ length: STACK_EVENTS }, () => ({ level: "error" as const, message: "TypeError: x", context: { stack: jsStack() } })),
+  "Python traceback (3 frames)": Array.from({ length: STACK_EVENTS }, () => ({ level: "error" as const, message: "KeyError", context: { traceback: pythonStack() } })),
+  "Java trace with a cause (8 frames)": Array.from({ length: STACK_EVENTS }, () => ({ level: "error" as const, message: "x", context: { stacktrace: javaStack() } })),
+  "Sentry exception (20 frames)": Array.from({ length: STACK_EVENTS }, () => ({ level: "error" as const, message: "TypeError: x", context: sentryEvent() })),
+};
 const meanChars = messages.reduce((sum, m) => sum + m.length, 0) / messages.length;
 
-let best = Infinity;
-let warmTotal = 0;
-let sink = 0;
-for (let round = 0; round < ROUNDS; round++) {
-  const start = process.hrtime.bigint();
-  for (const message of messages) sink += messageTemplate(message).length;
-  const micros = Number(process.hrtime.bigint() - start) / 1000 / messages.length;
-  best = Math.min(best, micros);
-  if (round > 0) warmTotal += micros;
-  console.log(`round ${round + 1}: ${micros.toFixed(2)} µs per message`);
+/** Mean ns per call after the first round, and the best round. */
+function measure<T>(items: T[], fn: (item: T) => number, rounds = ROUNDS): { mean: number; best: number } {
+  let best = Infinity;
+  let total = 0;
+  let sink = 0;
+  for (let round = 0; round < rounds; round++) {
+    const start = process.hrtime.bigint();
+    for (const item of items) sink += fn(item);
+    const ns = Number(process.hrtime.bigint() - start) / items.length;
+    best = Math.min(best, ns);
+    if (round > 0) total += ns;
+  }
+  if (sink === 0.5) console.log("unreachable");
+  return { mean: total / (rounds - 1), best };
 }
-const mean = ROUNDS > 1 ? warmTotal / (ROUNDS - 1) : best;
-console.log(
-  `messageTemplate: mean ${mean.toFixed(2)} µs per message after the warm-up round (best ${best.toFixed(2)}), ` +
-    `${COUNT} messages of ${meanChars.toFixed(0)} characters on average, ` +
-    `${((mean / meanChars) * 100).toFixed(2)} µs per 100 characters (checksum ${sink})`,
-);
+
+async function loadBaseline(): Promise<{ messageTemplate: (m: string) => string; issueGroupingKey: typeof issueGroupingKey }> {
+  const git = (...args: string[]) => execFileSync("git", args, { cwd: root, encoding: "utf8" }).trim();
+  const revision = process.env.BENCH_BASELINE ?? `${git("rev-list", "-1", "HEAD", "--", "lib/issues/template.ts")}^`;
+  const source = git("show", `${revision}:lib/issues/template.ts`).replaceAll('from "@/', `from "${root}/`);
+  const dir = mkdtempSync(path.join(tmpdir(), "bench-grouping-"));
+  const file = path.join(dir, "template-baseline.ts");
+  writeFileSync(file, source);
+  try {
+    console.log(`baseline: lib/issues/template.ts at ${git("rev-parse", "--short", revision)}`);
+    return await import(file);
+  } finally {
+    process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+  }
+}
+
+const row = (name: string, r: { mean: number; best: number }) =>
+  console.log(`  ${name.padEnd(44)} ${r.mean.toFixed(0).padStart(7)} ns  (best ${r.best.toFixed(0)})`);
+
+async function main() {
+  const old = await loadBaseline();
+  console.log(`${COUNT} messages of ${meanChars.toFixed(0)} characters on average; ${STACK_EVENTS} events of each stack kind`);
+
+  // Alternate old and new so that a change of machine load hits both.
+  const results = { oldTemplate: [] as number[], newTemplate: [] as number[], oldKey: [] as number[], newKey: [] as number[] };
+  let bestOld = Infinity, bestNew = Infinity, bestOldKey = Infinity, bestNewKey = Infinity;
+  for (let round = 0; round < ROUNDS; round++) {
+    const a = measure(messages, (m) => old.messageTemplate(m).length, 2);
+    const b = measure(messages, (m) => messageTemplate(m).length, 2);
+    const c = measure(events, (e) => old.issueGroupingKey(e).hash.length, 2);
+    const d = measure(events, (e) => groupingKey(e).hash.length, 2);
+    if (round === 0) continue;
+    results.oldTemplate.push(a.mean);
+    results.newTemplate.push(b.mean);
+    results.oldKey.push(c.mean);
+    results.newKey.push(d.mean);
+    bestOld = Math.min(bestOld, a.best);
+    bestNew = Math.min(bestNew, b.best);
+    bestOldKey = Math.min(bestOldKey, c.best);
+    bestNewKey = Math.min(bestNewKey, d.best);
+  }
+  const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
+  console.log("per message, no stack (the common case):");
+  row("messageTemplate, baseline", { mean: mean(results.oldTemplate), best: bestOld });
+  row("messageTemplate, now (the shapes table)", { mean: mean(results.newTemplate), best: bestNew });
+  row("issueGroupingKey, baseline", { mean: mean(results.oldKey), best: bestOldKey });
+  row("groupingKey, now", { mean: mean(results.newKey), best: bestNewKey });
+
+  console.log("per event with a stack (groupingKey, parsing included):");
+  for (const [name, list] of Object.entries(stackEvents)) row(name, measure(list, (e) => groupingKey(e).hash.length));
+
+  const megabyte = 1_048_576;
+  const huge = {
+    "JavaScript": `Error: boom\n${"    at handler (/srv/app/dist/server.js:10:5)\n".repeat(Math.ceil(megabyte / 45))}`,
+    "Python": `Traceback (most recent call last):\n${'  File "/app/shop/models.py", line 3, in total\n    return total(lines)\n'.repeat(Math.ceil(megabyte / 75))}RecursionError: maximum recursion depth exceeded`,
+    "one line": "x".repeat(megabyte),
+  };
+  for (const [name, text] of Object.entries(huge)) {
+    const r = measure([text], (s) => parseStack(s)?.exceptions.length ?? 0, 20);
+    console.log(`  a 1 MB stack (${name}): parseStack ${(r.mean / 1e6).toFixed(2)} ms (best ${(r.best / 1e6).toFixed(2)} ms)`);
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

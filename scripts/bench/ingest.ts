@@ -44,7 +44,7 @@ async function seed(url: string): Promise<void> {
   await applyMigrations(url);
   const { createProject, findOrCreateUserByEmail } = await import("@/lib/projects/create-project");
   const { storeEventsNow } = await import("@/lib/events/store");
-  const { issueGroupingKey } = await import("@/lib/issues/template");
+  const { issueGroupingKey } = await import("@/lib/grouping/key");
   const { prisma, disconnectDb } = await import("@/lib/db/client");
   const owner = await findOrCreateUserByEmail("bench@example.test");
   const project = await createProject(owner.id, "bench-prefilled");

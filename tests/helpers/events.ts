@@ -4,7 +4,7 @@ import { prisma } from "@/lib/db/client";
 import type { EventLevel } from "@/lib/events/schema";
 import { storeEventsNow } from "@/lib/events/store";
 import { eventTime } from "@/lib/events/time";
-import { issueGroupingKey } from "@/lib/issues/template";
+import { issueGroupingKey } from "@/lib/grouping/key";
 
 export type EventSeed = {
   level?: EventLevel;

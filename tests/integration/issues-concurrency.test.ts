@@ -7,7 +7,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { prisma } from "@/lib/db/client";
-import { issueGroupingKey } from "@/lib/issues/template";
+import { issueGroupingKey } from "@/lib/grouping/key";
 import { seedEvents } from "@/tests/helpers/events";
 import { makeProject, sendBatch, sendEvent } from "@/tests/helpers/ingest";
 

@@ -10,7 +10,7 @@ import pg from "pg";
 import { countUpsertSql, issueIdMapSql, issueUpsertSql } from "@/lib/events/store";
 import type { EventLevel } from "@/lib/events/schema";
 import { eventTime } from "@/lib/events/time";
-import { issueGroupingKey } from "@/lib/issues/template";
+import { issueGroupingKey } from "@/lib/grouping/key";
 
 export const BACKFILL_BATCH = 2_000;
 
