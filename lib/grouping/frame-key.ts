@@ -99,7 +99,7 @@ export function normalizeModule(module: string, platform: StackPlatform | undefi
   if (platform === "javascript" && (module.includes("/") || module.includes("\\"))) return "";
   let m = module;
   if (platform === "java" || platform === undefined) {
-    if (m.includes("$")) for (const [pattern, replacement] of JAVA_GENERATED) m = m.replace(pattern, replacement);
+    if (m.includes("$") || m.includes("Generated")) for (const [pattern, replacement] of JAVA_GENERATED) m = m.replace(pattern, replacement);
   } else if (platform === "dotnet") {
     // `Shop.Orders.<>c`, `Shop.Orders.<>c__DisplayClass3_0`, `Shop.Orders.<CreateAsync>d__5`: the class they belong to.
     m = m.replace(/\.<(?:[\w$]*)>(?:c|c__DisplayClass[\d_]+|d__\d+)$/, "").replace(/\.<>c(?:__DisplayClass[\d_]+)?(?=\.)/g, "");

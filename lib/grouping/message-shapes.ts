@@ -56,12 +56,17 @@ export type EmbeddedStageShape = ShapeBase & { stage: "embedded"; pattern: RegEx
 /** Which first characters a piece must have for the shape to be tried. */
 export type PieceStart = "digit" | "digit-or-sign" | "other" | "any";
 
+/**
+ * A cheap test a piece must pass before the pattern is tried: its length,
+ * its first letter (either case), or for IPv6 a `::` or exactly seven colons.
+ */
+export type PieceGuard = { length: number } | { firstLetter: string } | { ipv6Colons: true };
+
 /** A whole piece; `placeholder` null keeps the piece as it is (vocabulary). */
 export type PieceStageShape = ShapeBase & {
   stage: "piece";
   start: PieceStart;
-  /** Cheap test on the piece before the pattern. */
-  when?: (piece: string) => boolean;
+  guard?: PieceGuard;
   pattern: RegExp;
   placeholder: string | null;
 };
@@ -334,7 +339,7 @@ export const MESSAGE_SHAPES: readonly MessageShape[] = [
     description: "A version after `v` (`v1.2.3`, `v2.0.0-rc.1+build.5`).",
     example: "Upgraded to v2.14.1",
     template: "Upgraded to v<num>",
-    when: (piece) => (piece.charCodeAt(0) | 0x20) === 0x76,
+    guard: { firstLetter: "v" },
     pattern: /^v\d+(?:\.\d+)+(?:-[0-9a-z.]+)?(?:\+[0-9a-z.]+)?$/i,
     placeholder: "v<num>",
   },
@@ -345,7 +350,7 @@ export const MESSAGE_SHAPES: readonly MessageShape[] = [
     description: "A MAC address.",
     example: "Unknown device 00:1a:2b:3c:4d:5e",
     template: "Unknown device <id>",
-    when: (piece) => piece.length === 17,
+    guard: { length: 17 },
     pattern: /^[0-9a-f]{2}(?:[:-][0-9a-f]{2}){5}$/i,
     placeholder: "<id>",
   },
@@ -356,7 +361,7 @@ export const MESSAGE_SHAPES: readonly MessageShape[] = [
     description: "An IPv6 address, with its zone.",
     example: "Connection reset by peer fe80::1ff:fe23:4567:890a%eth0",
     template: "Connection reset by peer <ip>",
-    when: (piece) => piece.includes("::") || countColons(piece) === 7,
+    guard: { ipv6Colons: true },
     pattern: /^(?:[0-9a-f]{0,4}:){2,7}(?:[0-9a-f]{0,4}|(?:\d{1,3}\.){3}\d{1,3})(?:%[\w.-]+)?$/i,
     placeholder: "<ip>",
   },
@@ -404,7 +409,7 @@ export const MESSAGE_SHAPES: readonly MessageShape[] = [
   {
     name: "quantity",
     stage: "segment",
-    description: "A number with a unit: a duration (`3ms`), or a size or rate whose unit is kept (`512Mi`, `60fps`).",
+    description: "A number with a unit: a duration (`3ms`), or a size whose unit is kept (`512Mi`, `1920px`).",
     example: "OOMKilled (memory limit 512Mi)",
     template: "OOMKilled (memory limit <num>Mi)",
     judge: (segment, _digits, runs, _hexOnly, firstLetter) => {
@@ -457,12 +462,6 @@ export const MESSAGE_SHAPES: readonly MessageShape[] = [
     placeholder: "<time>",
   },
 ];
-
-function countColons(text: string): number {
-  let n = 0;
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 0x3a) n++;
-  return n;
-}
 
 export function shapesOfStage<S extends ShapeStage>(stage: S): Extract<MessageShape, { stage: S }>[] {
   return MESSAGE_SHAPES.filter((shape): shape is Extract<MessageShape, { stage: S }> => shape.stage === stage);

@@ -1,10 +1,12 @@
-import { POD_END, shapesOfStage } from "@/lib/grouping/message-shapes";
+import { POD_END, shapesOfStage, type PieceStart } from "@/lib/grouping/message-shapes";
 
 export { looksGenerated } from "@/lib/grouping/message-shapes";
 
 /**
  * Message templates: the message with its variable parts masked, so that
  * events that differ only in ids, numbers, addresses or times form one issue.
+ * What is masked, and in which order, is the table of named shapes in
+ * lib/grouping/message-shapes.ts; this file is the pass that applies it.
  *
  * It runs for every ingested event, so one pass jumps from one character
  * that can belong to a value (a digit, `@`, `?`, `#`, a quote) to the next
@@ -39,21 +41,56 @@ const AT_SPLIT = /(@)/;
 const SEGMENTS =
   /(?<![\w>])[a-z]{1,12}(?:_[a-z]{1,12})*_[A-Za-z]*\d[A-Za-z0-9]*(?:_[A-Za-z0-9]+)*(?![\w<])|\d+(?:\.\d+)+|[A-Za-z0-9]+/g;
 
-// The table's shapes, stage by stage, in its order.
-const MESSAGE_STAGE = shapesOfStage("message");
+// The table's shapes, stage by stage, in its order. The loops read copies
+// that all have one object shape (the table's entries differ in their
+// fields, and V8 reads a field slowly across objects of many shapes); the
+// token and segment stages call each shape from its own call site, which V8
+// can inline, so a shape added to those stages needs its call below.
+const MESSAGE_STAGE = shapesOfStage("message").map((s) => ({ mayMatch: s.mayMatch, pattern: s.pattern, replace: s.replace }));
 const QUOTED = shapesOfStage("quoted")[0]!.pattern;
-const TOKEN_STAGE = shapesOfStage("token");
-const EMBEDDED_STAGE = shapesOfStage("embedded");
+const TOKEN_STAGE = shapesOfStage("token").map((s) => s.mask);
+const [T0, T1, T2] = TOKEN_STAGE as [TokenMask, TokenMask, TokenMask];
+type TokenMask = (typeof TOKEN_STAGE)[number];
+const EMBEDDED_PLACEHOLDERS = shapesOfStage("embedded").map((s) => s.placeholder);
 // The embedded shapes are tried as one pattern (one pass over the token):
-// its alternatives in the table's order, each in its own group.
-const EMBEDDED = new RegExp(EMBEDDED_STAGE.map((shape) => `(${shape.pattern.source})`).join("|"), "gi");
-const SEGMENT_STAGE = shapesOfStage("segment");
-const JOINED_STAGE = shapesOfStage("joined");
-const PIECE_STAGE = shapesOfStage("piece");
+// its alternatives in the table's order, each in its own group but the last
+// (what matched when no group did).
+const EMBEDDED = new RegExp(
+  shapesOfStage("embedded")
+    .map((s, i, all) => (i < all.length - 1 ? `(${s.pattern.source})` : `(?:${s.pattern.source})`))
+    .join("|"),
+  "gi",
+);
+const LAST_EMBEDDED = EMBEDDED_PLACEHOLDERS.length - 1;
+const SEGMENT_STAGE = shapesOfStage("segment").map((s) => s.judge);
+const [S0, S1, S2, S3, S4, S5, S6] = SEGMENT_STAGE as [SegmentJudge, SegmentJudge, SegmentJudge, SegmentJudge, SegmentJudge, SegmentJudge, SegmentJudge];
+type SegmentJudge = (typeof SEGMENT_STAGE)[number];
+const JOINED_STAGE = shapesOfStage("joined").map((s) => ({ after: s.after, pattern: s.pattern, placeholder: s.placeholder }));
+// A piece shape's guard as two numbers: GUARD_* and a length or a letter's code.
+const GUARD_NONE = 0;
+const GUARD_LENGTH = 1;
+const GUARD_FIRST_LETTER = 2;
+const GUARD_IPV6_COLONS = 3;
+type PieceMatcher = { guard: number; guardValue: number; pattern: RegExp; placeholder: string | null };
+const piecesFrom = (starts: PieceStart[]): PieceMatcher[] =>
+  shapesOfStage("piece")
+    .filter((s) => starts.includes(s.start))
+    .map((s) => {
+      const g = s.guard;
+      const [guard, guardValue] =
+        g === undefined ? [GUARD_NONE, 0]
+        : "length" in g ? [GUARD_LENGTH, g.length]
+        : "firstLetter" in g ? [GUARD_FIRST_LETTER, g.firstLetter.toLowerCase().charCodeAt(0)]
+        : [GUARD_IPV6_COLONS, 0];
+      return { guard, guardValue, pattern: s.pattern, placeholder: s.placeholder };
+    });
 // The piece shapes a piece may match, by its first character.
-const PIECES_FROM_DIGIT = PIECE_STAGE.filter((s) => s.start === "digit" || s.start === "digit-or-sign" || s.start === "any");
-const PIECES_FROM_SIGN = PIECE_STAGE.filter((s) => s.start === "digit-or-sign" || s.start === "any");
-const PIECES_FROM_OTHER = PIECE_STAGE.filter((s) => s.start === "other" || s.start === "any");
+const PIECES_FROM_DIGIT = piecesFrom(["digit", "digit-or-sign", "any"]);
+const PIECES_FROM_SIGN = piecesFrom(["digit-or-sign", "any"]);
+const PIECES_FROM_OTHER = piecesFrom(["other", "any"]);
+if (TOKEN_STAGE.length !== 3 || SEGMENT_STAGE.length !== 7) {
+  throw new Error("messageTemplate calls the token and segment shapes one by one: give a new shape its call");
+}
 
 export function messageTemplate(message: string): string {
   // Many messages hold nothing to mask; finding that out is cheaper than the pass.
@@ -140,11 +177,7 @@ function isTrailingPunctuation(code: number): boolean {
  * template templated again stays the same.
  */
 function maskTokenShapes(token: string): string {
-  for (const shape of TOKEN_STAGE) {
-    const masked = shape.mask(token, maskEmbedded);
-    if (masked !== undefined) return masked;
-  }
-  return maskEmbedded(token);
+  return T0(token, maskEmbedded) ?? T1(token, maskEmbedded) ?? T2(token, maskEmbedded) ?? maskEmbedded(token);
 }
 
 /**
@@ -161,9 +194,9 @@ function maskEmbedded(text: string): string {
   let out = "";
   let last = 0;
   do {
-    let group = 1;
-    while (match[group] === undefined) group++;
-    out += maskPiece(text.slice(last, match.index), 0, inPath) + EMBEDDED_STAGE[group - 1]!.placeholder;
+    let shape = 0;
+    while (shape < LAST_EMBEDDED && match[shape + 1] === undefined) shape++;
+    out += maskPiece(text.slice(last, match.index), 0, inPath) + EMBEDDED_PLACEHOLDERS[shape]!;
     last = match.index + match[0].length;
     match = EMBEDDED.exec(text);
   } while (match !== null);
@@ -200,9 +233,21 @@ function maskWhole(piece: string): string | undefined {
         : PIECES_FROM_OTHER;
   for (let i = 0; i < shapes.length; i++) {
     const shape = shapes[i]!;
-    if ((shape.when === undefined || shape.when(piece)) && shape.pattern.test(piece)) return shape.placeholder ?? piece;
+    const guard = shape.guard;
+    if (guard !== GUARD_NONE) {
+      if (guard === GUARD_LENGTH ? piece.length !== shape.guardValue
+        : guard === GUARD_FIRST_LETTER ? (first | 0x20) !== shape.guardValue
+        : !piece.includes("::") && countColons(piece) !== 7) continue;
+    }
+    if (shape.pattern.test(piece)) return shape.placeholder ?? piece;
   }
   return undefined;
+}
+
+function countColons(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 0x3a) n++;
+  return n;
 }
 
 const maskSegmentMatch = (match: string) => maskSegment(match, false);
@@ -231,11 +276,16 @@ function maskSegment(segment: string, inPath: boolean): string {
     if (i === 0 || isDigit !== previousWasDigit) runs++;
     previousWasDigit = isDigit;
   }
-  for (let i = 0; i < SEGMENT_STAGE.length; i++) {
-    const masked = SEGMENT_STAGE[i]!.judge(segment, digits, runs, hexOnly, firstLetter, inPath);
-    if (masked !== undefined) return masked;
-  }
-  return segment;
+  return (
+    S0(segment, digits, runs, hexOnly, firstLetter, inPath) ??
+    S1(segment, digits, runs, hexOnly, firstLetter, inPath) ??
+    S2(segment, digits, runs, hexOnly, firstLetter, inPath) ??
+    S3(segment, digits, runs, hexOnly, firstLetter, inPath) ??
+    S4(segment, digits, runs, hexOnly, firstLetter, inPath) ??
+    S5(segment, digits, runs, hexOnly, firstLetter, inPath) ??
+    S6(segment, digits, runs, hexOnly, firstLetter, inPath) ??
+    segment
+  );
 }
 
 /** Cuts at a word boundary when one is near, never inside a surrogate pair. */

@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { seededRandom } from "@/scripts/bench/random";
-import { groupingKey, issueGroupingKey } from "@/lib/grouping/key";
+import { groupingKey, issueGroupingKey, type GroupingInput } from "@/lib/grouping/key";
 import { parseStack } from "@/lib/grouping/stack/parse";
 import { messageTemplate } from "@/lib/grouping/template";
 
@@ -106,7 +106,7 @@ const sentryEvent = () => ({
 const messages = Array.from({ length: COUNT }, () => pick(templates)());
 const events = messages.map((message, i) => ({ level: pick(["error", "warn", "info"] as const), message, fingerprint: i % 50 === 0 ? ["payments", "declined"] : null }));
 const STACK_EVENTS = Math.max(1_000, Math.floor(COUNT / 10));
-const stackEvents = {
+const stackEvents: Record<string, GroupingInput[]> = {
   "JavaScript stack (9 frames)": Array.from({ length: STACK_EVENTS }, () => ({ level: "error" as const, message: "TypeError: x", context: { stack: jsStack() } })),
   "Python traceback (3 frames)": Array.from({ length: STACK_EVENTS }, () => ({ level: "error" as const, message: "KeyError", context: { traceback: pythonStack() } })),
   "Java trace with a cause (8 frames)": Array.from({ length: STACK_EVENTS }, () => ({ level: "error" as const, message: "x", context: { stacktrace: javaStack() } })),
