@@ -9,8 +9,34 @@ import { looksGenerated } from "@/lib/grouping/message-shapes";
  */
 export function frameKeyParts(frame: StackFrame, platform: StackPlatform | undefined): [where: string, fn: string] {
   const module = frame.module ? normalizeModule(frame.module, platform) : "";
-  const where = module || normalizeFile(frame.abs_path || frame.filename || "");
-  return [where, normalizeFunction(frame.function ?? "", platform)];
+  const where = module || remembered(FILES, frame.abs_path || frame.filename || "", normalizeFile);
+  const fn = frame.function ? remembered(functionsOf(platform), frame.function, (f) => normalizeFunction(f, platform)) : "";
+  return [where, fn];
+}
+
+// A service's stacks name the same few hundred files and functions over and
+// over: their normalized forms are kept (bounded: emptied when full).
+const FILES = new Map<string, string>();
+const FUNCTIONS = new Map<StackPlatform | undefined, Map<string, string>>();
+const MAX_REMEMBERED = 5_000;
+const MAX_REMEMBERED_CHARS = 512;
+
+function functionsOf(platform: StackPlatform | undefined): Map<string, string> {
+  let map = FUNCTIONS.get(platform);
+  if (map === undefined) FUNCTIONS.set(platform, (map = new Map()));
+  return map;
+}
+
+function remembered(cache: Map<string, string>, key: string, compute: (key: string) => string): string {
+  let value = cache.get(key);
+  if (value === undefined) {
+    value = compute(key);
+    if (key.length <= MAX_REMEMBERED_CHARS) {
+      if (cache.size >= MAX_REMEMBERED) cache.clear();
+      cache.set(key, value);
+    }
+  }
+  return value;
 }
 
 /** Installed-package folders: a library file is named with its package. */

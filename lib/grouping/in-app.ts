@@ -149,8 +149,31 @@ export function notInAppRule(frame: StackFrame, platform: StackPlatform | undefi
   const path = frame.abs_path || frame.filename || "";
   const module = frame.module ?? "";
   const fn = frame.function ?? "";
-  for (const rule of rulesFor(platform)) if (rule.matches(path, module, fn)) return rule;
-  return undefined;
+  // Decisions by path alone (most frames have no module) are kept: a
+  // service's stacks name the same files over and over. Bounded: emptied when full.
+  const cache = module === "" && fn !== "__webpack_require__" && path.length <= 512 ? decisionsOf(platform) : undefined;
+  const known = cache?.get(path);
+  if (known !== undefined) return known === NONE ? undefined : known;
+  let found: InAppRule | undefined;
+  for (const rule of rulesFor(platform)) {
+    if (rule.matches(path, module, fn)) {
+      found = rule;
+      break;
+    }
+  }
+  if (cache !== undefined) {
+    if (cache.size >= 5_000) cache.clear();
+    cache.set(path, found ?? NONE);
+  }
+  return found;
+}
+
+const NONE = "in app" as const;
+const DECISIONS = new Map<StackPlatform | undefined, Map<string, InAppRule | typeof NONE>>();
+function decisionsOf(platform: StackPlatform | undefined): Map<string, InAppRule | typeof NONE> {
+  let map = DECISIONS.get(platform);
+  if (map === undefined) DECISIONS.set(platform, (map = new Map()));
+  return map;
 }
 
 /** Sentry's own `in_app` when the frame has it, else the rules. */

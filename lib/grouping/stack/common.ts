@@ -1,6 +1,8 @@
 import { STACK_LIMITS, type ExceptionValue, type StackFrame, type StackPlatform } from "@/lib/grouping/frames";
 import { isInApp } from "@/lib/grouping/in-app";
 
+const { maxStackChars, maxLineChars, maxValueChars, maxFramesPerException, maxExceptions } = STACK_LIMITS;
+
 /**
  * The lines of a stack string's window: its first (or last) maxStackChars
  * characters, cut at a line end. A line over maxLineChars is cut and then
@@ -9,7 +11,7 @@ import { isInApp } from "@/lib/grouping/in-app";
  */
 export function stackLines(text: string, fromEnd = false): string[] {
   let window = text;
-  const max = STACK_LIMITS.maxStackChars;
+  const max = maxStackChars;
   if (text.length > max) {
     if (fromEnd) {
       window = text.slice(text.length - max);
@@ -24,7 +26,7 @@ export function stackLines(text: string, fromEnd = false): string[] {
   const lines = window.split("\n");
   for (let i = 0; i < lines.length; i++) {
     let line = lines[i]!;
-    if (line.length > STACK_LIMITS.maxLineChars) line = `${line.slice(0, STACK_LIMITS.maxLineChars)}…`;
+    if (line.length > maxLineChars) line = `${line.slice(0, maxLineChars)}…`;
     if (line.charCodeAt(line.length - 1) === 0x0d) line = line.slice(0, -1);
     lines[i] = line;
   }
@@ -32,7 +34,7 @@ export function stackLines(text: string, fromEnd = false): string[] {
 }
 
 export function isCutLine(line: string): boolean {
-  return line.length > STACK_LIMITS.maxLineChars;
+  return line.length > maxLineChars;
 }
 
 /** Leading spaces and tabs. */
@@ -101,8 +103,8 @@ export function exception(
 ): ExceptionValue {
   const out: ExceptionValue = {};
   if (type) out.type = type;
-  if (value) out.value = value.length > STACK_LIMITS.maxValueChars ? value.slice(0, STACK_LIMITS.maxValueChars) : value;
-  const max = STACK_LIMITS.maxFramesPerException;
+  if (value) out.value = value.length > maxValueChars ? value.slice(0, maxValueChars) : value;
+  const max = maxFramesPerException;
   // The newest frames are kept: they say where it failed.
   const kept = newestFirst ? frames.slice(0, max).reverse() : frames.length > max ? frames.slice(-max) : frames;
   if (kept.length > 0) out.stacktrace = { frames: kept };
@@ -112,7 +114,7 @@ export function exception(
 /** The exceptions in Sentry's order (innermost cause first), at most maxExceptions (the outermost kept). */
 export function chain(exceptions: ExceptionValue[], textOrderIsOutermostFirst: boolean): ExceptionValue[] {
   const ordered = textOrderIsOutermostFirst ? exceptions.reverse() : exceptions;
-  return ordered.length > STACK_LIMITS.maxExceptions ? ordered.slice(-STACK_LIMITS.maxExceptions) : ordered;
+  return ordered.length > maxExceptions ? ordered.slice(-maxExceptions) : ordered;
 }
 
 export function hasFrames(exceptions: ExceptionValue[]): boolean {
