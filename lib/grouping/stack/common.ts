@@ -129,3 +129,27 @@ export function joinLines(lines: string[]): string {
   while (end > start && lines[end - 1]!.trim() === "") end--;
   return lines.slice(start, end).join("\n");
 }
+
+/**
+ * The exception's type and message from the lines before its frames: the
+ * first line that `pattern` (groups: the type, a colon, the message's first
+ * line) matches and `accepts`, with the lines after it as the rest of the
+ * message. Without such a line, the lines are the message.
+ */
+export function errorHeader(
+  header: string[],
+  pattern: RegExp,
+  accepts: (type: string, hasColon: boolean, linesAfter: string[]) => boolean,
+): { type?: string; value?: string } {
+  for (let i = 0; i < header.length; i++) {
+    const match = pattern.exec(header[i]!.trim());
+    if (match === null) continue;
+    const [, type, colon, first] = match;
+    const after = header.slice(i + 1);
+    if (!accepts(type!, colon !== undefined, after)) continue;
+    const value = joinLines([first ?? "", ...after]).trim();
+    return { type, value: value || undefined };
+  }
+  const text = joinLines(header).trim();
+  return { value: text || undefined };
+}

@@ -1,5 +1,5 @@
 import type { ExceptionValue, StackFrame } from "@/lib/grouping/frames";
-import { chain, exception, frame, indentOf, isCutLine, joinLines, splitLocation } from "@/lib/grouping/stack/common";
+import { chain, errorHeader, exception, frame, indentOf, isCutLine, splitLocation } from "@/lib/grouping/stack/common";
 
 /**
  * Java, Kotlin and Scala stack traces, newest call first:
@@ -96,16 +96,12 @@ function parseFrame(trimmed: string): StackFrame | undefined {
 }
 
 function parseHeader(header: string[]): { type?: string; value?: string } {
-  for (let i = 0; i < header.length; i++) {
-    const match = HEADER.exec(header[i]!.trim());
-    if (match === null) continue;
-    const [, name, colon, first] = match;
-    // A dotted class name, or a simple one that reads as an exception's.
-    if (!name!.includes(".") && !/(?:Exception|Error|Throwable)$/.test(name!)) continue;
-    if (colon === undefined && i + 1 < header.length && header.slice(i + 1).some((l) => l.trim() !== "")) continue;
-    const value = joinLines([first ?? "", ...header.slice(i + 1)]).trim();
-    return { type: name, value: value || undefined };
-  }
-  const text = joinLines(header).trim();
-  return { value: text || undefined };
+  // A dotted class name, or a simple one that reads as an exception's; a
+  // bare one only as the last line (a log line may precede the exception).
+  return errorHeader(
+    header,
+    HEADER,
+    (type, hasColon, after) =>
+      (type.includes(".") || /(?:Exception|Error|Throwable)$/.test(type)) && (hasColon || after.every((l) => l.trim() === "")),
+  );
 }

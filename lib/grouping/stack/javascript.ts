@@ -1,5 +1,5 @@
 import type { ExceptionValue, StackFrame } from "@/lib/grouping/frames";
-import { chain, exception, frame, isCutLine, joinLines, splitLocation } from "@/lib/grouping/stack/common";
+import { chain, errorHeader, exception, frame, isCutLine, splitLocation } from "@/lib/grouping/stack/common";
 
 /**
  * JavaScript stacks: V8's (Node.js, Chrome, Edge, Deno, Bun)
@@ -120,14 +120,6 @@ function parseGeckoFrame(trimmed: string): StackFrame {
 }
 
 function parseHeader(header: string[]): { type?: string; value?: string } {
-  for (let i = 0; i < header.length; i++) {
-    const match = HEADER.exec(header[i]!.trim());
-    if (match === null) continue;
-    const [, name, colon, first] = match;
-    if (colon === undefined && !/(?:Error|Exception)$/.test(name!)) continue;
-    const value = joinLines([first ?? "", ...header.slice(i + 1)]).trim();
-    return { type: name, value: value || undefined };
-  }
-  const text = joinLines(header).trim();
-  return { value: text || undefined };
+  // A bare name only when it reads as an error's.
+  return errorHeader(header, HEADER, (type, hasColon) => hasColon || /(?:Error|Exception)$/.test(type));
 }
