@@ -90,9 +90,11 @@ export function issueGroupingKey(input: IssueGroupingInput): { hash: string; tit
 function v1KeyText(level: EventLevel, title: string, fingerprint: string[] | null | undefined): string {
   // Parts are joined with NUL, which no part can contain: event validation
   // refuses U+0000 anywhere in an event, so ["a", "b"] and ["a\0b"] cannot both arrive.
-  return fingerprint && fingerprint.length > 0
-    ? `v1${NUL}fingerprint${NUL}${fingerprint.join(NUL)}`
-    : `v1${NUL}template${NUL}${level}${NUL}${title}`;
+  return fingerprint && fingerprint.length > 0 ? `v1${NUL}fingerprint${NUL}${fingerprint.join(NUL)}` : templateKeyText(level, title);
+}
+
+function templateKeyText(level: EventLevel, title: string): string {
+  return `v1${NUL}template${NUL}${level}${NUL}${title}`;
 }
 
 /** The grouping key of an event, by the first rule of GROUPING_RULES that applies. */
@@ -108,14 +110,14 @@ export function groupingKey(input: GroupingInput): GroupingKey {
   let text: string;
   let rule: GroupingRuleName;
   if (fingerprint !== null && !(fingerprint.length === 1 && variableOf(fingerprint[0]!) === "default")) {
-    const defaultHash = recentKeyHash(byStack?.text ?? `v1${NUL}template${NUL}${input.level}${NUL}${title}`);
+    const defaultHash = () => recentKeyHash(byStack?.text ?? templateKeyText(input.level, title));
     text = fingerprintKeyText(fingerprint, { defaultHash, level: input.level, title, stack, context: input.context ?? null });
     rule = "fingerprint-variables";
   } else if (byStack !== null) {
     ({ text, rule } = byStack);
   } else {
     // Also `["{{ default }}"]` alone: the default key itself.
-    text = `v1${NUL}template${NUL}${input.level}${NUL}${title}`;
+    text = templateKeyText(input.level, title);
     rule = "message-template";
   }
   const hash = recentKeyHash(text);
@@ -256,7 +258,7 @@ function isKnownVariable(part: string): boolean {
 }
 
 type FingerprintScope = {
-  defaultHash: string;
+  defaultHash: () => string;
   level: EventLevel;
   title: string;
   stack: EventStack | null;
@@ -278,7 +280,7 @@ function variableValue(name: string, scope: FingerprintScope): string {
   const outermost = scope.stack?.exceptions[scope.stack.exceptions.length - 1];
   switch (name) {
     case "default":
-      return scope.defaultHash;
+      return scope.defaultHash();
     case "level":
       return scope.level;
     case "message":
