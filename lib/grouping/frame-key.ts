@@ -8,7 +8,7 @@ import { looksGenerated } from "@/lib/grouping/message-shapes";
  * column number.
  */
 export function frameKeyParts(frame: StackFrame, platform: StackPlatform | undefined): [where: string, fn: string] {
-  const module = frame.module ? normalizeModule(frame.module, platform) : "";
+  const module = frame.module ? remembered(modulesOf(platform), frame.module, (m) => normalizeModule(m, platform)) : "";
   const where = module || remembered(FILES, frame.abs_path || frame.filename || "", normalizeFile);
   const fn = frame.function ? remembered(functionsOf(platform), frame.function, (f) => normalizeFunction(f, platform)) : "";
   return [where, fn];
@@ -18,12 +18,16 @@ export function frameKeyParts(frame: StackFrame, platform: StackPlatform | undef
 // over: their normalized forms are kept (bounded: emptied when full).
 const FILES = new Map<string, string>();
 const FUNCTIONS = new Map<StackPlatform | undefined, Map<string, string>>();
+const MODULES = new Map<StackPlatform | undefined, Map<string, string>>();
 const MAX_REMEMBERED = 5_000;
 const MAX_REMEMBERED_CHARS = 512;
 
-function functionsOf(platform: StackPlatform | undefined): Map<string, string> {
-  let map = FUNCTIONS.get(platform);
-  if (map === undefined) FUNCTIONS.set(platform, (map = new Map()));
+const functionsOf = (platform: StackPlatform | undefined) => perPlatform(FUNCTIONS, platform);
+const modulesOf = (platform: StackPlatform | undefined) => perPlatform(MODULES, platform);
+
+function perPlatform(maps: Map<StackPlatform | undefined, Map<string, string>>, platform: StackPlatform | undefined): Map<string, string> {
+  let map = maps.get(platform);
+  if (map === undefined) maps.set(platform, (map = new Map()));
   return map;
 }
 

@@ -28,10 +28,12 @@ const DOTNET_LIBRARY_PREFIXES = [
   "System.", "Microsoft.", "Newtonsoft.", "Npgsql.", "Serilog.", "NLog.", "Polly.", "Grpc.", "Sentry.",
 ];
 
-function startsWithAny(text: string, prefixes: readonly string[]): boolean {
-  for (const prefix of prefixes) if (text.startsWith(prefix)) return true;
-  return false;
+/** One pattern for a list of prefixes (`a.`, `b.`): a single test per frame. */
+function prefixPattern(prefixes: readonly string[]): RegExp {
+  return new RegExp(`^(?:${prefixes.map((p) => p.replace(/[.$]/g, "\\$&")).join("|")})`);
 }
+const JAVA_LIBRARY = prefixPattern(JAVA_LIBRARY_PREFIXES);
+const DOTNET_LIBRARY = prefixPattern(DOTNET_LIBRARY_PREFIXES);
 
 /** Go's standard library: a package path whose first element has no dot (`net/http`), except `main`. */
 function isGoStandardPackage(module: string): boolean {
@@ -94,7 +96,7 @@ export const NOT_IN_APP_RULES: readonly InAppRule[] = [
     description:
       "Classes of the JDK and the common frameworks and libraries: java., javax., jakarta., jdk., sun., kotlin., scala., org.springframework., org.apache., org.hibernate., io.netty., com.fasterxml. and others.",
     example: { module: "org.springframework.web.servlet.DispatcherServlet", function: "doDispatch" },
-    matches: (_path, module) => startsWithAny(module, JAVA_LIBRARY_PREFIXES),
+    matches: (_path, module) => JAVA_LIBRARY.test(module),
   },
   {
     name: "java-generated-code",
@@ -130,7 +132,7 @@ export const NOT_IN_APP_RULES: readonly InAppRule[] = [
     platforms: ["dotnet"],
     description: ".NET's own and common libraries' namespaces: System., Microsoft., Newtonsoft., Npgsql., Serilog., Polly., Grpc.",
     example: { module: "System.Text.Json.ThrowHelper", function: "ThrowJsonException" },
-    matches: (_path, module) => startsWithAny(module, DOTNET_LIBRARY_PREFIXES),
+    matches: (_path, module) => DOTNET_LIBRARY.test(module),
   },
 ];
 

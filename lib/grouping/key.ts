@@ -117,7 +117,7 @@ export function groupingKey(input: GroupingInput): GroupingKey {
     ({ text, rule } = byStack);
   } else {
     // Also `["{{ default }}"]` alone: the default key itself.
-    text = templateKeyText(input.level, title);
+    text = fingerprint === null ? v1 : templateKeyText(input.level, title);
     rule = "message-template";
   }
   const hash = recentKeyHash(text);
