@@ -73,7 +73,7 @@ function uuidFrom(random: () => number): string {
 
 /** The issues and their activity (segments with an hourly rate), for `total` events ending at `now`. */
 export async function plan(total: number, now: number, random: () => number) {
-  const { issueGroupingKey } = await import("@/lib/issues/template");
+  const { issueGroupingKey } = await import("@/lib/grouping/key");
   const all = templates();
   const byLevel = (level: Template["level"]) => all.filter((t) => t.level === level);
   const projectShares = zipfShares(READ_PROJECTS, 0.8);

@@ -8,7 +8,7 @@ import type { AuthenticatedKey } from "@/lib/keys/service";
 import { writeEvents, type NewEvent } from "@/lib/ingest/writer";
 import { eventTagPairs } from "@/lib/issues/event-tags";
 import { eventTime } from "@/lib/events/time";
-import { issueGroupingKey } from "@/lib/issues/template";
+import { groupingKey } from "@/lib/grouping/key";
 import { eventBatchSchema, MAX_BATCH_BODY_DEPTH, MAX_BATCH_EVENTS, MAX_EVENT_BODY_DEPTH, TOO_DEEP, validateEvent, type ValidEvent } from "@/lib/events/schema";
 
 export type IngestResult<T> = { body: T; replayed: boolean };
@@ -90,7 +90,7 @@ function toRows(key: AuthenticatedKey, events: ValidEvent[]): NewEvent[] {
 
 /** An accepted event as the ingest statement stores it: its id, times, issue key and tags. */
 export function newEventRow(e: ValidEvent, keyId: string, receivedAt: Date, id = newEventId()): NewEvent {
-  const { hash, title } = issueGroupingKey(e);
+  const { hash, title, fallbackHash } = groupingKey(e);
   // Field by field, not `{ ...e, id, ... }`: on Node 20 a spread followed by
   // more properties leaves V8's fast path
   // ([measured](../../docs/performance.md)).
@@ -109,7 +109,7 @@ export function newEventRow(e: ValidEvent, keyId: string, receivedAt: Date, id =
     occurredAt: eventTime(e.timestamp, receivedAt),
     keyId,
     issueHash: hash,
-    fallbackHash: null,
+    fallbackHash,
     issueTitle: title,
     tagPairs: eventTagPairs(e),
   };

@@ -22,7 +22,7 @@ type CacheEntry = { keyId: string; projectId: string; kind: KeyKind; projectNumb
 // Key lookups are cached briefly so ingestion does not read the database on
 // every request. Rotation deletes the entry here at once, and with REDIS_URL
 // in every other instance too (KEY_CHANNEL); whatever an instance still
-// trusts, the event INSERT itself re-checks the key (lib/events/store.ts).
+// trusts, the event INSERT itself re-checks the key (lib/ingest/statement.ts).
 const keyCache = fromSettings((s) => new LRUCache<string, CacheEntry>({ max: 10_000, ttl: s.keyCacheTtlMs }));
 // Keys found unknown (or revoked) are remembered for a minute in a cache of
 // their own, so a flood of forged keys can neither cost a lookup each again

@@ -1,5 +1,5 @@
 /**
- * Group commit's scheduling (lib/events/store.ts): one statement in flight
+ * Group commit's scheduling (lib/ingest/group-commit.ts): one statement in flight
  * at a time, but a statement stuck on a row lock does not hold up the
  * requests that arrive behind it.
  */

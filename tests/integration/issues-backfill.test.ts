@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { prisma } from "@/lib/db/client";
-import { issueGroupingKey } from "@/lib/issues/template";
+import { issueGroupingKey } from "@/lib/grouping/key";
 import { makeProject } from "@/tests/helpers/ingest";
 import { backfillIssues, countUnassignedEvents } from "@/tools/db/backfill-issues";
 import { withMigrationLock } from "@/tools/db/migrate";

@@ -7,7 +7,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { prisma } from "@/lib/db/client";
-import { issueGroupingKey } from "@/lib/issues/template";
+import { issueGroupingKey } from "@/lib/grouping/key";
 import { seedEvents } from "@/tests/helpers/events";
 import { makeProject, sendBatch, sendEvent } from "@/tests/helpers/ingest";
 
@@ -69,7 +69,7 @@ describe("grouping under concurrent ingestion (property)", () => {
     );
   });
 
-  // One process mostly writes one statement at a time (lib/events/store.ts);
+  // One process mostly writes one statement at a time (lib/ingest/statement.ts);
   // several instances, or a backlog of big batches, write side by side. Each
   // statement here holds the same issues and minutes in its own order: a
   // lock taken out of order would deadlock one of them (seedEvents does not

@@ -1,7 +1,8 @@
 import { seededRandom } from "@/harness/bench/random";
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { issueGroupingKey, looksGenerated, MAX_TEMPLATE_CHARS, messageTemplate } from "@/lib/issues/template";
+import { issueGroupingKey } from "@/lib/grouping/key";
+import { looksGenerated, MAX_TEMPLATE_CHARS, messageTemplate } from "@/lib/grouping/template";
 
 /** Real-looking messages and their exact templates. */
 const TABLE: [message: string, template: string][] = [

@@ -9,7 +9,7 @@
 import pg from "pg";
 import type { EventLevel } from "@/lib/events/schema";
 import { eventTime } from "@/lib/events/time";
-import { issueGroupingKey } from "@/lib/issues/template";
+import { issueGroupingKey } from "@/lib/grouping/key";
 
 /**
  * Issues upserted from the rows of CTE `source`, in (project, hash) order so
