@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { POST as cronAlerts } from "@/app/api/cron/alerts/route";
+import { POST as cronAlerts } from "@/app/api/cron/[job]/route";
 import { processAlerts } from "@/lib/alerts/processor";
 import { createAlertRule } from "@/lib/alerts/rules";
 import type { CreateAlertRuleInput } from "@/lib/alerts/schemas";

@@ -5,6 +5,9 @@ ALTER TYPE "alert_delivery_kind" ADD VALUE 'webhook_paused';
 ALTER TYPE "alert_delivery_status" ADD VALUE 'logged';
 
 -- AlterTable
+ALTER TABLE "alert_deliveries" ADD COLUMN     "admitted_at" TIMESTAMPTZ(3);
+
+-- AlterTable
 ALTER TABLE "alert_rules" ADD COLUMN     "failing_since" TIMESTAMPTZ(3),
 ADD COLUMN     "failures_in_row" INTEGER NOT NULL DEFAULT 0,
 ADD COLUMN     "pause_reason" TEXT,
