@@ -81,6 +81,8 @@ type Pass = {
   sendWindow: () => number;
   /** Rules whose receiver did not answer in this pass. */
   unreachable: Set<string>;
+  /** Rules paused in this pass. */
+  paused: Set<string>;
   report: ProcessReport;
 };
 
@@ -94,6 +96,7 @@ export async function processAlerts(options: ProcessOptions = {}): Promise<Proce
     now: () => options.now ?? new Date(),
     sendWindow: () => Math.max(0, deadline - margin - clock()),
     unreachable: new Set(),
+    paused: new Set(),
     report: emptyReport(),
   };
   const { report } = pass;
@@ -104,7 +107,7 @@ export async function processAlerts(options: ProcessOptions = {}): Promise<Proce
       report.complete = false;
       break;
     }
-    const claim = await claimDue({ now: pass.now(), projectIds, skipRules: pass.unreachable, size: options.batchSize });
+    const claim = await claimDue({ now: pass.now(), projectIds, skipRules: new Set([...pass.unreachable].filter((id) => !pass.paused.has(id))), size: options.batchSize });
     report.cancelled += claim.decided.cancelled;
     report.failed += claim.decided.failed;
     report.suppressed += claim.decided.suppressed;
@@ -129,6 +132,7 @@ async function sendFairly(claimed: ClaimedDelivery[], pass: Pass): Promise<void>
   const running = new Set<Promise<void>>();
   const held: ClaimedDelivery[] = []; // their receiver did not answer in this pass: back at their retry time
   const late: ClaimedDelivery[] = []; // the budget is spent: back now, for the next pass
+  const paused: ClaimedDelivery[] = []; // their webhook was paused in this pass: back now, for the policy to cancel
 
   const launch = (row: ClaimedDelivery, timeoutMs: number) => {
     inFlight.set(row.projectId, (inFlight.get(row.projectId) ?? 0) + 1);
@@ -156,8 +160,9 @@ async function sendFairly(claimed: ClaimedDelivery[], pass: Pass): Promise<void>
         continue;
       }
       progressed = true;
-      if (pass.unreachable.has(row.rule.id)) {
-        held.push(row);
+      // (A paused-webhook notice goes by mail: the webhook's state is not its concern.)
+      if (row.kind !== "webhook_paused" && pass.unreachable.has(row.rule.id)) {
+        (pass.paused.has(row.rule.id) ? paused : held).push(row);
         continue;
       }
       const timeoutMs = Math.min(sendDeadlineMs(transportOf(row)), pass.sendWindow());
@@ -170,8 +175,8 @@ async function sendFairly(claimed: ClaimedDelivery[], pass: Pass): Promise<void>
 
   const now = pass.now();
   await releaseUnsent(held, new Date(now.getTime() + retryDelayMs(1)));
-  await releaseUnsent(late, now);
-  pass.report.deferred += held.length + late.length;
+  await releaseUnsent([...late, ...paused], now);
+  pass.report.deferred += held.length + late.length + paused.length;
   if (late.length > 0) pass.report.complete = false;
 }
 
@@ -207,7 +212,11 @@ async function record(delivery: ClaimedDelivery, outcome: SendOutcome, target: s
   const status = await recordOutcome(delivery, outcome, target, now);
   pass.report[status === "pending" ? "retrying" : status]++;
   // A webhook's health: notifications about issues only (a test says nothing about the receiver's routine).
-  if (transportOf(delivery) === "webhook" && delivery.kind !== "test") await noteWebhookOutcome(delivery.rule, outcome, target, now);
+  // Paused now: its other notifications in this pass are not sent (the next claim cancels them).
+  if (transportOf(delivery) === "webhook" && delivery.kind !== "test" && (await noteWebhookOutcome(delivery.rule, outcome, target, now))) {
+    pass.unreachable.add(delivery.rule.id);
+    pass.paused.add(delivery.rule.id);
+  }
 }
 
 /**
@@ -215,6 +224,6 @@ async function record(delivery: ClaimedDelivery, outcome: SendOutcome, target: s
  * deadlines, and records their answers.
  */
 export async function sendClaimed(claimed: ClaimedDelivery[], now: Date): Promise<void> {
-  const pass: Pass = { now: () => now, sendWindow: () => Number.POSITIVE_INFINITY, unreachable: new Set(), report: emptyReport() };
+  const pass: Pass = { now: () => now, sendWindow: () => Number.POSITIVE_INFINITY, unreachable: new Set(), paused: new Set(), report: emptyReport() };
   await sendFairly(claimed, pass);
 }
