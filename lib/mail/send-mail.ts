@@ -43,12 +43,16 @@ export async function sendMail(message: MailMessage, { timeoutMs = DEFAULT_MAIL_
   );
   const timer = setTimeout(() => {
     expired = true;
-    socket?.destroy(Object.assign(new Error(`the mail server did not finish within ${timeoutMs} ms`), { code: "ETIMEDOUT" }));
+    socket?.destroy();
   }, timeoutMs);
   try {
     const result = await transport.sendMail({ from, ...message });
     const failed = [...(result.rejected ?? []), ...(result.pending ?? [])].filter(Boolean);
     if (failed.length > 0) throw new Error(`The mail server refused ${failed.length} recipient(s).`);
+  } catch (error) {
+    // Our deadline closed the socket: say so, not "socket closed".
+    if (expired) throw Object.assign(new Error(`The mail server did not finish within ${timeoutMs} ms.`), { code: "ETIMEDOUT" });
+    throw error;
   } finally {
     clearTimeout(timer);
     transport.close();
