@@ -1,4 +1,5 @@
-import { createHmac } from "node:crypto";
+import { createHmac, timingSafeEqual } from "node:crypto";
+import fs from "node:fs";
 import { describe, expect, it } from "vitest";
 import { CHANNELS, targetLabel } from "@/lib/alerts/channels";
 import { discordBody } from "@/lib/alerts/channels/discord";
@@ -103,6 +104,25 @@ describe("webhook signatures", () => {
     const headers = lower(signatureHeaders(secret, body, sentAt));
     expect(headers["x-telltale-signature"]).toMatch(/^sha256=[0-9a-f]{64}$/);
     expect(verifySignature(secret, body, headers["x-telltale-signature"])).toBe(true);
+  });
+});
+
+describe("the verification snippet of docs/alerts.md", () => {
+  it("accepts a delivery as sent, refuses a changed body, timestamp or stale one", () => {
+    const doc = fs.readFileSync("docs/alerts.md", "utf8");
+    const code = /function verify\(raw, header\) \{[\s\S]*?\n\}/.exec(doc)![0];
+    const secret = "whsec_docs";
+    const verify = new Function("createHmac", "timingSafeEqual", "secret", "TOLERANCE_S", `${code}\nreturn verify;`)(createHmac, timingSafeEqual, secret, 300) as (
+      raw: Buffer,
+      header: string | undefined,
+    ) => boolean;
+    const body = JSON.stringify({ id: "d2", trigger: "spike" });
+    const header = (at: Date, text = body) => signatureHeaders(secret, text, at)["X-Telltale-Signature-V1"];
+    expect(verify(Buffer.from(body), header(new Date()))).toBe(true);
+    expect(verify(Buffer.from(`${body} `), header(new Date()))).toBe(false);
+    expect(verify(Buffer.from(body), header(new Date(Date.now() - 3_600_000)))).toBe(false);
+    expect(verify(Buffer.from(body), header(new Date())!.replace(/^t=\d+/, `t=${Math.floor(Date.now() / 1000) + 1}`))).toBe(false);
+    expect(verify(Buffer.from(body), undefined)).toBe(false);
   });
 });
 
