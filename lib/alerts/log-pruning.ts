@@ -1,10 +1,10 @@
 import { sqlDb } from "@/lib/db/sql";
 
 /** Days the delivery log keeps settled notifications. */
-export const ALERT_LOG_DAYS = 30;
+const ALERT_LOG_DAYS = 30;
 const BATCH = 1_000;
 
-export type AlertLogPruned = { deliveries: number; cooldowns: number; complete: boolean };
+type AlertLogPruned = { deliveries: number; cooldowns: number; complete: boolean };
 
 /**
  * Deletes settled notifications (sent, logged, failed, suppressed,

@@ -12,7 +12,7 @@ import type { AlertDeliveryKind, AlertDeliveryStatus } from "@/lib/db/generated/
  */
 
 // One digest per rule per this long, however many notifications it folds.
-export const DIGEST_INTERVAL_MS = 15 * 60_000;
+const DIGEST_INTERVAL_MS = 15 * 60_000;
 const CAP_WINDOW_MS = 3_600_000;
 
 /** A due row as the policy sees it. */
@@ -30,7 +30,7 @@ export type DueRow = {
 };
 
 /** What the policy needs of a row's rule. */
-export type PolicyRule = { id: string; paused_at: Date | null };
+type PolicyRule = { id: string; paused_at: Date | null };
 
 export type Admission = {
   /** Rows to send now (digests made here included). */

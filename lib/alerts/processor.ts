@@ -54,9 +54,9 @@ export type ProcessOptions = {
   clock?: () => number;
 };
 
-export const DEFAULT_BUDGET_MS = 20_000;
+const DEFAULT_BUDGET_MS = 20_000;
 /** Sends in flight at once per pass, and per project. */
-export const SEND_CONCURRENCY = 8;
+const SEND_CONCURRENCY = 8;
 export const PROJECT_CONCURRENCY = 2;
 // A send is not started with less than this left (after the margin kept for recording answers).
 const MIN_SEND_MS = 250;

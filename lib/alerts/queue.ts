@@ -152,7 +152,7 @@ export async function claimDue(options: { now: Date; projectIds: string[] | null
     });
 }
 
-export type Recorded = "sent" | "logged" | "pending" | "failed";
+type Recorded = "sent" | "logged" | "pending" | "failed";
 
 /**
  * The answer, recorded only if this processor still holds the claim (the

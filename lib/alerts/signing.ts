@@ -10,9 +10,9 @@ const PURPOSE = "alert-webhook-signing-secret-v1";
  * X-Telltale-Signature (the body alone) is the signature of earlier
  * releases, still sent for this one so existing receivers keep working.
  */
-export const TIMESTAMP_HEADER = "X-Telltale-Timestamp";
-export const SIGNATURE_V1_HEADER = "X-Telltale-Signature-V1";
-export const LEGACY_SIGNATURE_HEADER = "X-Telltale-Signature";
+const TIMESTAMP_HEADER = "X-Telltale-Timestamp";
+const SIGNATURE_V1_HEADER = "X-Telltale-Signature-V1";
+const LEGACY_SIGNATURE_HEADER = "X-Telltale-Signature";
 
 /** A new signing secret (shown to the owner once) and its sealed form (stored). */
 export function newSigningSecret(): { secret: string; sealed: string } {
@@ -27,12 +27,12 @@ export function openSigningSecret(sealed: string): string {
 const hmacHex = (secret: string, text: string) => createHmac("sha256", secret).update(text, "utf8").digest("hex");
 
 /** `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, as Stripe signs. */
-export function timestampedSignature(secret: string, rawBody: string, unixSeconds: number): string {
+function timestampedSignature(secret: string, rawBody: string, unixSeconds: number): string {
   return `t=${unixSeconds},v1=${hmacHex(secret, `${unixSeconds}.${rawBody}`)}`;
 }
 
 /** `sha256=<hex HMAC-SHA256 of the raw body>`: the earlier releases' signature (deprecated). */
-export function legacySignature(secret: string, rawBody: string): string {
+function legacySignature(secret: string, rawBody: string): string {
   return `sha256=${hmacHex(secret, rawBody)}`;
 }
 

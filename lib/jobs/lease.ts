@@ -11,7 +11,7 @@ import { sqlDb } from "@/lib/db/sql";
 
 const later = (at: Date, ms: number) => new Date(at.getTime() + ms);
 
-export type LeaseRequest = {
+type LeaseRequest = {
   job: string;
   holder: string;
   now: Date;

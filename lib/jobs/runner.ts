@@ -41,7 +41,7 @@ export type JobRun = {
 /** This process's name in job_leases. */
 const HOLDER = `${os.hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
 
-export type RunOptions = {
+type RunOptions = {
   clock?: Clock;
   /** An explicit call (a per-job cron route): runs even if not due or already running elsewhere. */
   force?: boolean;

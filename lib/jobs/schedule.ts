@@ -93,8 +93,6 @@ export const SCHEDULE = [
   },
 ] as const satisfies readonly Job[];
 
-export type JobName = (typeof SCHEDULE)[number]["name"];
-
 export function findJob(name: string): Job | undefined {
   return SCHEDULE.find((job) => job.name === name);
 }

@@ -7,7 +7,7 @@ import { settings } from "@/lib/config/settings";
 export type MailMessage = { to: string; subject: string; text: string; html: string };
 
 /** A send's deadline unless the caller gives one (sign-in links, invitations). */
-export const DEFAULT_MAIL_TIMEOUT_MS = 20_000;
+const DEFAULT_MAIL_TIMEOUT_MS = 20_000;
 
 /**
  * Sends a message through EMAIL_SERVER within `timeoutMs`, from connecting

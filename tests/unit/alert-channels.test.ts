@@ -8,7 +8,9 @@ import { slackBody } from "@/lib/alerts/channels/slack";
 import type { Notification } from "@/lib/alerts/messages";
 import { leaseMs, MAIL_TIMEOUT_MS, sendDeadlineMs } from "@/lib/alerts/queue";
 import { signatureHeaders } from "@/lib/alerts/signing";
+import { configuredOrigin } from "@/lib/auth/public-origin";
 import { WebhookFormat } from "@/lib/db/generated/kysely-enums";
+import { stubEnv, unstubEnvs } from "@/tests/helpers/env";
 import { verifySignature, verifyTimestampedSignature } from "@/tests/helpers/webhook-receiver";
 
 const phishing = "Reset your password at https://evil.example/login or mail help@evil.example";
@@ -123,6 +125,20 @@ describe("the verification snippet of docs/alerts.md", () => {
     expect(verify(Buffer.from(body), header(new Date(Date.now() - 3_600_000)))).toBe(false);
     expect(verify(Buffer.from(body), header(new Date())!.replace(/^t=\d+/, `t=${Math.floor(Date.now() / 1000) + 1}`))).toBe(false);
     expect(verify(Buffer.from(body), undefined)).toBe(false);
+  });
+});
+
+describe("links in notifications", () => {
+  it("point at AUTH_URL's origin, else this server on localhost (the one public origin)", () => {
+    try {
+      stubEnv("AUTH_URL", "https://telltale.example/api/auth");
+      expect(configuredOrigin()).toBe("https://telltale.example");
+      stubEnv("AUTH_URL", undefined);
+      stubEnv("PORT", "4123");
+      expect(configuredOrigin()).toBe("http://localhost:4123");
+    } finally {
+      unstubEnvs();
+    }
   });
 });
 

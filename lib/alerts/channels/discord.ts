@@ -6,7 +6,7 @@ import { webhookChannel } from "@/lib/alerts/channels/signed-post";
  * Client text for Discord: nothing Discord would link or preview (linkFree),
  * and its Markdown characters escaped; mentions are off anyway (allowed_mentions).
  */
-export function discordText(text: string): string {
+function discordText(text: string): string {
   return linkFree(text).replace(/([\\*_`~|>[\]()#@-])/g, "\\$1");
 }
 

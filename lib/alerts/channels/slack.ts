@@ -6,7 +6,7 @@ import { webhookChannel } from "@/lib/alerts/channels/signed-post";
  * (linkFree), and &, < and > escaped, so it can neither make a link of its
  * own (<url|text>) nor mention (<!channel>).
  */
-export function slackText(text: string): string {
+function slackText(text: string): string {
   return linkFree(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
 

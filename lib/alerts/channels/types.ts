@@ -15,7 +15,7 @@ export type Destination =
   | { transport: "email"; recipients: string[] }
   | { transport: "webhook"; url: string; secret: string };
 
-export type SendOptions = {
+type SendOptions = {
   /** The send's deadline: connect, send, answer. Never past the job's budget, never past the claim's lease. */
   timeoutMs: number;
 };
