@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { authSecret } from "@/lib/auth/config";
 import { SIGN_IN_LINK_LIFETIME_SECONDS } from "@/lib/auth/lifetimes";
+import { configuredOrigin } from "@/lib/auth/public-origin";
 import { confirmationUrl, authCallbackAction } from "@/lib/auth/sign-in-email";
-import { settings } from "@/lib/config/settings";
 import { sha256Hex } from "@/lib/crypto/hash";
 import { prisma } from "@/lib/db/client";
 
@@ -23,7 +23,7 @@ export async function createOperatorSignInLink(email: string, now = new Date()):
   const token = randomBytes(32).toString("hex");
   const expires = new Date(now.getTime() + SIGN_IN_LINK_LIFETIME_SECONDS * 1000);
   await prisma.verificationToken.create({ data: { identifier: address, token: sha256Hex(`${token}${secret}`), expires } });
-  const origin = (settings().auth.url ?? `http://localhost:${settings().port}`).replace(/\/+$/, "");
+  const origin = configuredOrigin();
   const callbackAction = authCallbackAction({ token, email: address, callbackUrl: `${origin}/projects` });
   return { url: confirmationUrl(`${origin}${callbackAction}`), expires };
 }
