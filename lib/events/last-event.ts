@@ -1,6 +1,6 @@
 import { expressionBuilder, sql, type Expression } from "kysely";
 import { Prisma } from "@/lib/db/client";
-import { sqlDb, type DB } from "@/lib/db/sql";
+import type { DB } from "@/lib/db/sql";
 import { latestIssueSeen } from "@/lib/issues/totals";
 
 /**
@@ -25,19 +25,10 @@ export function lastEventAt(projectId: Expression<string>) {
   return eb.fn.coalesce(newest, latestIssueSeen(projectId));
 }
 
-/** The time of each project's latest event (null when it has none): one index probe each. */
-export async function lastEventTimes(projectIds: string[]): Promise<Map<string, Date | null>> {
-  if (projectIds.length === 0) return new Map();
-  const rows = await sqlDb()
-    .selectFrom(sql<{ id: string }>`unnest(${projectIds}::text[])`.as<"p">(sql`p(id)`))
-    .select((eb) => ["p.id", lastEventAt(eb.ref("p.id")).as("last")])
-    .execute();
-  return new Map(rows.map((r) => [r.id, r.last]));
-}
-
 /**
- * The same as Prisma SQL, for lib/ai/load-facts.ts until it reads
- * lastEventTimes: the only user left.
+ * lastEventAt as Prisma SQL, for lib/ai/load-facts.ts until it reads the
+ * latest event times from lib/events: its only user.
+ * @deprecated
  */
 export function lastEventAtSql(projectId: Prisma.Sql): Prisma.Sql {
   return Prisma.sql`coalesce(

@@ -89,3 +89,9 @@ export async function deleteProjectAsOwner(access: ProjectAccess, options: { con
 export async function listProjectNamesOfUser(userId: string): Promise<{ id: string; name: string }[]> {
   return listProjectsOfUser(userId);
 }
+
+/** Every project's id, in id order (retention walks them). */
+export async function listProjectIds(): Promise<string[]> {
+  const rows = await sqlDb().selectFrom("projects").select("id").orderBy("id").execute();
+  return rows.map((r) => r.id);
+}
