@@ -2,6 +2,7 @@ import { prisma, type Prisma } from "@/lib/db/client";
 import type { EventLevel } from "@/lib/events/schema";
 import { errors } from "@/lib/http/errors";
 import { requireOwner, type ProjectAccess } from "@/lib/auth/access";
+import { membersAmong } from "@/lib/auth/memberships";
 import { newSigningSecret } from "@/lib/alerts/signing";
 import { hostOf } from "@/lib/alerts/webhook-address";
 import { MAX_RULES_PER_PROJECT, type AlertTrigger, type CreateAlertRuleInput, type SpikeScope, type WebhookFormat } from "@/lib/alerts/schemas";
@@ -79,8 +80,7 @@ export async function createAlertRule(access: ProjectAccess, input: CreateAlertR
   const { projectId } = access;
   if (input.channel.type === "email") {
     const ids = input.channel.userIds;
-    const members = await prisma.membership.findMany({ where: { projectId, userId: { in: ids } }, select: { userId: true } });
-    const known = new Set(members.map((m) => m.userId));
+    const known = await membersAmong(projectId, ids);
     const strangers = ids.flatMap((id, i) => (known.has(id) ? [] : [{ path: `channel.userIds.${i}`, message: "Not a member of this project." }]));
     if (strangers.length > 0) throw errors.validation(strangers);
   }

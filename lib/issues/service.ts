@@ -188,7 +188,7 @@ export async function listProjectIssues(
           .selectFrom(windowCounts({ projectIds: [access.projectId], since: window.since, until: window.until }).as("p"))
           .select((eb) => ["p.issue_id", eb.cast<string>(eb.fn.sum("p.n"), "bigint").as("window_count")])
           .groupBy("p.issue_id")
-          .having((eb) => eb(eb.fn.sum("p.n"), ">", 0)),
+          .having((eb) => eb(eb.fn.sum("p.n"), ">", sql.lit(0))),
     )
     .with("listed", (db) =>
       db
