@@ -3,7 +3,7 @@
  * (no issue and no event time): finding them, and assigning them to their
  * issues (tools/db/backfill-issues.ts).
  */
-import { sql, type Kysely } from "kysely";
+import { sql, type Kysely, type QueryCreator } from "kysely";
 import type { DB } from "@/lib/db/sql";
 import type { EventLevel } from "@/lib/events/schema";
 
@@ -36,24 +36,21 @@ export async function lockUnassignedEvents(db: Kysely<DB>, limit: number): Promi
 }
 
 /**
- * Gives events their issue and time, unless they have an issue already:
- * answers those assigned (as the issue counts read them).
+ * Gives the rows of `keyed` their issue (from `issue_ids`, the upserted
+ * issues' ids by project and key) and their time, unless they have an issue
+ * already; returns those assigned as the count upserts read them.
  */
-export async function assignEventIssues(
-  db: Kysely<DB>,
-  assignments: { id: string; issue_id: string; occurred_at: Date }[],
-): Promise<{ issue_id: string; level: EventLevel; project_id: string; occurred_at: Date }[]> {
-  if (assignments.length === 0) return [];
-  const source = sql<{ id: string; issue_id: string; occurred_at: Date }>`json_to_recordset(${JSON.stringify(assignments)}::json)`.as<"s">(
-    sql`s(id uuid, issue_id uuid, occurred_at timestamptz)`,
-  );
-  const rows = await db
+export function assignIssuesCte(
+  qc: QueryCreator<DB & { keyed: { id: string; project_id: string; group_hash: string; occurred_at: Date }; issue_ids: { ids: Record<string, string> | null } }>,
+) {
+  return qc
     .updateTable("events as e")
-    .from(source)
-    .set((eb) => ({ issue_id: eb.ref("s.issue_id"), occurred_at: eb.ref("s.occurred_at") }))
-    .whereRef("e.id", "=", "s.id")
+    .from("keyed as k")
+    .set((eb) => ({
+      issue_id: sql<string>`((${eb.selectFrom("issue_ids").select("issue_ids.ids")}) ->> (${eb.ref("k.project_id")} || chr(1) || ${eb.ref("k.group_hash")}))::uuid`,
+      occurred_at: eb.ref("k.occurred_at"),
+    }))
+    .whereRef("e.id", "=", "k.id")
     .where("e.issue_id", "is", null)
-    .returning(["e.issue_id", "e.level", "e.project_id", "e.occurred_at"])
-    .execute();
-  return rows.map((r) => ({ issue_id: r.issue_id!, level: r.level, project_id: r.project_id, occurred_at: r.occurred_at! }));
+    .returning(["e.issue_id", "e.project_id", "e.level", "e.occurred_at"]);
 }

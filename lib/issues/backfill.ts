@@ -1,40 +1,34 @@
 import { sql, type Kysely } from "kysely";
-import type { DB } from "@/lib/db/sql";
-import { withCountUpserts, withIssueUpsert, type CountSourceRow, type IssueSourceRow } from "@/lib/issues/upsert";
+import { part, type DB } from "@/lib/db/sql";
+import { assignIssuesCte } from "@/lib/events/backfill";
+import { countUpsertCte, groupedCte, issueIdsCte, issueUpsertCte, type KeyedRow } from "@/lib/issues/ingest-sql";
 
-/** The key of an issue in a map of upserted issues. */
-export function issueKey(projectId: string, hash: string): string {
-  return `${projectId}\u0001${hash}`;
-}
+/** An old event to group: its issue key (hash) and title from lib/issues/template.ts, its time from lib/events/time.ts. */
+export type BackfillRow = Pick<KeyedRow, "id" | "project_id" | "group_hash" | "title" | "level" | "message" | "occurred_at">;
 
 /**
- * Groups events into their issues, creating or updating them as ingestion
- * does (lib/issues/upsert.ts), in the caller's transaction: the events'
- * issue ids by issueKey(project, hash).
+ * Assigns old events to their issues in one statement of the caller's
+ * transaction, with the issue upsert and the per-minute, hour and day count
+ * upserts of ingestion (lib/issues/ingest-sql.ts): issues created or updated
+ * in (project, key) order, the events given their issue and time
+ * (lib/events/backfill.ts), their counts added. Old events carry no release
+ * and no tags. Answers how many events it assigned.
  */
-export async function upsertIssuesOf(db: Kysely<DB>, events: IssueSourceRow[]): Promise<Map<string, string>> {
-  if (events.length === 0) return new Map();
-  const source = sql<IssueSourceRow>`json_to_recordset(${JSON.stringify(events)}::json)`.as<"e">(
-    sql`e(id uuid, project_id text, hash text, title text, level event_level, message text, occurred_at timestamptz)`,
+export async function assignEventsToIssues(db: Kysely<DB>, rows: BackfillRow[]): Promise<number> {
+  if (rows.length === 0) return 0;
+  const keyed = sql<KeyedRow>`json_to_recordset(${JSON.stringify(rows.map((r) => ({ ...r, release_seq: null, tag_pairs: null })))}::json)`.as<"e">(
+    sql`e(id uuid, project_id text, group_hash text, title text, level event_level, message text, occurred_at timestamptz, release_seq int, tag_pairs jsonb)`,
   );
-  const rows = await withIssueUpsert(db.with("issue_source", (qc) => qc.selectFrom(source).selectAll()))
-    .selectFrom("issues_up")
-    .select(["id", "project_id", "fingerprint_hash"])
-    .execute();
-  return new Map(rows.map((r) => [issueKey(r.project_id, r.fingerprint_hash), r.id]));
-}
-
-/** Adds events to their issues' per-minute, per-hour and per-day counts, in the caller's transaction. */
-export async function addToIssueCounts(db: Kysely<DB>, events: CountSourceRow[]): Promise<void> {
-  if (events.length === 0) return;
-  const source = sql<CountSourceRow>`json_to_recordset(${JSON.stringify(events)}::json)`.as<"e">(
-    sql`e(issue_id uuid, level event_level, project_id text, occurred_at timestamptz)`,
-  );
-  await withCountUpserts(db.with("count_source", (qc) => qc.selectFrom(source).selectAll()))
-    .selectNoFrom((eb) => [
-      eb.selectFrom("counts_up").select(sql<number>`count(*)::int`.as("n")).$asScalar().as("minutes"),
-      eb.selectFrom("hours_up").select(sql<number>`count(*)::int`.as("n")).$asScalar().as("hours"),
-      eb.selectFrom("days_up").select(sql<number>`count(*)::int`.as("n")).$asScalar().as("days"),
-    ])
-    .execute();
+  const row = await db
+    .with("keyed", (qc) => qc.selectFrom(keyed).selectAll())
+    .with("grouped", part(groupedCte))
+    .with("issues_up", part(issueUpsertCte))
+    .with("issue_ids", part(issueIdsCte))
+    .with("events_in", part(assignIssuesCte))
+    .with("counts_up", part(countUpsertCte("issue_counts")))
+    .with("hours_up", part(countUpsertCte("issue_hours")))
+    .with("days_up", part(countUpsertCte("issue_days")))
+    .selectNoFrom((eb) => eb.selectFrom("events_in").select(sql<number>`count(*)::int`.as("n")).$asScalar().as("assigned"))
+    .executeTakeFirstOrThrow();
+  return row.assigned;
 }

@@ -1,7 +1,7 @@
 import { settings } from "@/lib/config/settings";
 import { isRetryableConflict } from "@/lib/db/errors";
-import { purgeExpiredIdempotencyKeys } from "@/lib/events/ingest";
 import { deleteExpiredEvents, deleteExpiredUntimedEvents, FIRST_EVENT_POSITION } from "@/lib/events/retention";
+import { purgeExpiredIdempotencyKeys } from "@/lib/ingest/idempotency";
 import { deleteExpiredCounts, type CountBucket } from "@/lib/issues/retention";
 import { listProjectIds } from "@/lib/projects/service";
 
@@ -97,7 +97,7 @@ export type RetentionReport = {
  * retention never waits on ingestion (so it can't deadlock with it), and a
  * row skipped now goes in the next run. The owners of the tables make the
  * steps (lib/events/retention.ts, lib/issues/retention.ts, and the
- * idempotency keys' purge in lib/events/ingest.ts); this module paces them.
+ * idempotency keys' purge in lib/ingest/idempotency.ts); this module paces them.
  */
 export async function runRetention(options: RetentionOptions = {}): Promise<RetentionReport> {
   const started = Date.now();
@@ -143,7 +143,7 @@ export async function runRetention(options: RetentionOptions = {}): Promise<Rete
       if (!complete) break;
     }
   }
-  if (complete) complete = await deleteIdempotencyKeys(nextStep, deleted);
+  if (complete) complete = await deleteIdempotencyKeys(batchSize, nextStep, deleted);
 
   return { retentionDays: days, cutoff: cutoff?.toISOString() ?? null, deleted, complete, durationMs: Date.now() - started, pauseRatio, pausedMs };
 }
@@ -196,15 +196,12 @@ async function deleteCounts(
   }
 }
 
-/**
- * Idempotency keys past their 24 hours, whatever RETENTION_DAYS says, in the
- * bounded steps of their owner's purge until one finds none.
- */
-async function deleteIdempotencyKeys(nextStep: () => Promise<boolean>, deleted: RetentionDeleted): Promise<boolean> {
+/** Idempotency keys past their 24 hours, whatever RETENTION_DAYS says, in steps of their owner's purge. */
+async function deleteIdempotencyKeys(limit: number, nextStep: () => Promise<boolean>, deleted: RetentionDeleted): Promise<boolean> {
   for (;;) {
     if (!(await nextStep())) return false;
-    const n = await purgeExpiredIdempotencyKeys();
+    const n = await purgeExpiredIdempotencyKeys(limit);
     deleted.idempotencyKeys += n;
-    if (n === 0) return true;
+    if (n < limit) return true;
   }
 }

@@ -2,16 +2,16 @@
  * Events stored before issues existed have no `occurred_at` and no issue.
  * This assigns them, oldest first, in bounded steps (one short transaction
  * per step), with the same grouping and the same issue and count upserts as
- * ingestion (lib/issues/upsert.ts). Run by `npm run db:migrate` after the
+ * ingestion (lib/issues/backfill.ts). Run by `npm run db:migrate` after the
  * SQL migrations; safe to interrupt and to run again, and to run while the
  * service ingests.
  */
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import type { DB } from "@/lib/db/sql";
-import { assignEventIssues, countUnassignedEvents as countUnassigned, lockUnassignedEvents } from "@/lib/events/backfill";
+import { countUnassignedEvents as countUnassigned, lockUnassignedEvents } from "@/lib/events/backfill";
 import { eventTime } from "@/lib/events/time";
-import { addToIssueCounts, issueKey, upsertIssuesOf } from "@/lib/issues/backfill";
+import { assignEventsToIssues } from "@/lib/issues/backfill";
 import { issueGroupingKey } from "@/lib/issues/template";
 
 export const BACKFILL_BATCH = 2_000;
@@ -37,19 +37,13 @@ export async function backfillIssues(url: string, options: { onProgress?: (done:
     let done = 0;
     for (;;) {
       const assigned = await db.transaction().execute(async (trx) => {
-        const rows = await lockUnassignedEvents(trx, options.batch ?? BACKFILL_BATCH);
-        if (rows.length === 0) return null;
-        const events = rows.map((r) => {
-          const { hash, title } = issueGroupingKey({ level: r.level, message: r.message, fingerprint: null });
-          return { id: r.id, project_id: r.project_id, hash, title, level: r.level, message: r.message, occurred_at: eventTime(r.timestamp, r.received_at) };
+        const events = await lockUnassignedEvents(trx, options.batch ?? BACKFILL_BATCH);
+        if (events.length === 0) return null;
+        const rows = events.map((e) => {
+          const { hash, title } = issueGroupingKey({ level: e.level, message: e.message, fingerprint: null });
+          return { id: e.id, project_id: e.project_id, group_hash: hash, title, level: e.level, message: e.message, occurred_at: eventTime(e.timestamp, e.received_at) };
         });
-        const issueIds = await upsertIssuesOf(trx, events);
-        const assignedEvents = await assignEventIssues(
-          trx,
-          events.map((e) => ({ id: e.id, issue_id: issueIds.get(issueKey(e.project_id, e.hash))!, occurred_at: e.occurred_at })),
-        );
-        await addToIssueCounts(trx, assignedEvents);
-        return assignedEvents.length;
+        return assignEventsToIssues(trx, rows);
       });
       if (assigned === null) break;
       done += assigned;
