@@ -25,6 +25,7 @@ export type StoredEvent = {
   occurredAt: string;
 };
 
+/** A row of the events table as SQL reads it. */
 type EventRecord = {
   id: string;
   project_id: string;
