@@ -6,6 +6,7 @@ import type { AlertRule } from "@/lib/db/generated/kysely";
 import { sqlDb } from "@/lib/db/sql";
 import { errors } from "@/lib/http/errors";
 import { requireOwner, type ProjectAccess } from "@/lib/auth/access";
+import { membersAmong } from "@/lib/auth/memberships";
 import { newSigningSecret } from "@/lib/alerts/signing";
 import { MAX_RULES_PER_PROJECT, type CreateAlertRuleInput } from "@/lib/alerts/schemas";
 
@@ -84,8 +85,7 @@ export async function createAlertRule(access: ProjectAccess, input: CreateAlertR
   const db = sqlDb();
   if (input.channel.type === "email") {
     const ids = input.channel.userIds;
-    const members = await db.selectFrom("memberships").select("user_id").where("project_id", "=", projectId).where("user_id", "in", ids).execute();
-    const known = new Set(members.map((m) => m.user_id));
+    const known = await membersAmong(projectId, ids);
     const strangers = ids.flatMap((id, i) => (known.has(id) ? [] : [{ path: `channel.userIds.${i}`, message: "Not a member of this project." }]));
     if (strangers.length > 0) throw errors.validation(strangers);
   }

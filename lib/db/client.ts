@@ -8,6 +8,11 @@ export type { PrismaClient } from "./generated/client.ts";
 
 type Db = { prisma: PrismaClient; pool: pg.Pool };
 
+// Dates sent to node-postgres (Kysely's parameters) are written in UTC: its
+// default, local time with the offset in whole minutes, shifts times of zones
+// whose old offsets had seconds (0001-01-01 in Europe/Paris became 00:00:21Z).
+pg.defaults.parseInputDatesAsUTC = true;
+
 const globalForDb = globalThis as unknown as { __telltaleDb?: Db };
 
 /** Reads DATABASE_URL; the launchers (npm run dev/start, tests, scripts) set it
