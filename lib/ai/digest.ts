@@ -72,7 +72,7 @@ export function buildDigest(facts: SummaryFacts, options: DigestOptions = {}): s
   if (stoppedProjects.length + stoppedIssues.length > 0) {
     out.push("", "**Stopped** (steady sources silent for longer than their usual gap):");
     const lines = [
-      ...stoppedProjects.map((p) => `${codeSpan(p.name, DIGEST_NAME_CHARS)}: ${stopPhrase(p.motion.stopped!, clock)}; ${plural(totalOf(p.window), "event")} in this window, ${count(totalOf(p.previous))} in the ${window.previousLabel}`),
+      ...stoppedProjects.map((p) => `${codeSpan(p.name, DIGEST_NAME_CHARS)}: ${stopPhrase(p.motion.stopped!, clock)} (${projectCounts(p, window)})`),
       ...stoppedIssues.map((i) => `${issueLabel(i)}: ${stopPhrase(i.motion.stopped!, clock)}`),
     ];
     out.push(...lines.slice(0, DIGEST_LIST_ITEMS).map((l) => `- ${l}`));
@@ -132,7 +132,7 @@ function lookFirstLine(look: LookFirst, clock: Clock, window: WindowDescription,
   let text: string;
   if (lead.kind === "project") {
     const p = lead.project;
-    text = `the project ${codeSpan(p.name, DIGEST_NAME_CHARS)} stopped sending: ${stopPhrase(p.motion.stopped!, clock)} (${count(totalOf(p.window))} events in this window, ${count(totalOf(p.previous))} in the ${window.previousLabel}).`;
+    text = `the project ${codeSpan(p.name, DIGEST_NAME_CHARS)}, which ${stopPhrase(p.motion.stopped!, clock)} (${projectCounts(p, window)}).`;
   } else {
     const issue = lead.issue;
     const why =
@@ -222,7 +222,15 @@ export function accelerationPhrase(a: Acceleration, clock: Clock): string {
   return `${base}, ${how} every ${describeSpan(everyMs, true)} since ${clock(since)}`;
 }
 
-/** "silent for 40 minutes since 09:20 UTC; it usually sent one about every minute". */
+/** "30 events in the previous hour, none since" or "40 events in this window, 118 in the previous hour". */
+function projectCounts(p: ProjectFacts, window: WindowDescription): string {
+  const now = totalOf(p.window);
+  return now === 0
+    ? `${plural(totalOf(p.previous), "event")} in the ${window.previousLabel}, none since`
+    : `${plural(now, "event")} in this window, ${count(totalOf(p.previous))} in the ${window.previousLabel}`;
+}
+
+/** "stopped: silent for 40 minutes since 09:20 UTC, when it usually sent one about every minute". */
 export function stopPhrase(stop: Stop, clock: Clock): string {
   return `stopped: silent for ${describeSpan(stop.silentMs)} since ${clock(stop.lastAt)}, when it usually sent one about every ${describeSpan(stop.usualGapMs, true)}`;
 }

@@ -206,7 +206,7 @@ export function promptIssueLines(user: string): PromptIssueLine[] {
  */
 export function truthfulAnswer(user: string, headline = "Payments are failing; look at the top error first.") {
   const issues = promptIssueLines(user);
-  const top = issues.find((i) => i.level === "error" && i.status !== "ignored" && !i.instructionLike) ?? issues[0];
+  const top = issues.find((i) => i.level === "error" && i.status !== "ignored" && !i.instructionLike) ?? issues.find((i) => !i.instructionLike) ?? issues[0];
   return {
     headline,
     items: top ? [{ rank: top.rank, count: top.count, start: top.first, text: "It is the worst issue of the window and it is still going on." }] : [],
