@@ -206,7 +206,7 @@ export function lifetimePhrase(life: Lifetime, clock: Clock, now: Date): string 
 
 /** Events per day in words: "about 40 an hour", "about 3 a day", "about 2 a week". */
 function ratePhrase(perDay: number): string {
-  if (perDay >= 48) return `about ${count(Math.round(perDay / 24))} an hour`;
+  if (perDay >= 23.5) return `about ${count(Math.round(perDay / 24))} an hour`;
   if (perDay >= 0.95) return `about ${count(Math.round(perDay))} a day`;
   if (perDay * 7 >= 0.95) return `about ${count(Math.round(perDay * 7))} a week`;
   return "less than one a week";
@@ -394,10 +394,23 @@ function durationWords(ms: number): string {
   return `${Math.floor(whole / HOUR_MS)} h ${Math.round((whole % HOUR_MS) / MINUTE_MS)} min`;
 }
 
-/** A span in words, rounded: "40 seconds", "45 minutes", "18 hours", "3 days"; `alone` drops a leading 1 ("every hour"). */
+/**
+ * A span in words: whole days and hours as they are ("6 hours", "1 day"),
+ * others rounded to a unit that suits their size ("40 seconds", "45
+ * minutes", "18 hours", "3 days"); `alone` drops a leading 1 ("every hour").
+ */
 export function describeSpan(ms: number, alone = false): string {
-  const [n, unit] =
-    ms < 90_000 ? [Math.max(1, Math.round(ms / 1000)), "second"] : ms < 2 * HOUR_MS ? [Math.round(ms / MINUTE_MS), "minute"] : ms < 2 * DAY_MS ? [Math.round(ms / HOUR_MS), "hour"] : [Math.round(ms / DAY_MS), "day"];
-  if (unit === "second" && n % 60 === 0) return alone && n === 60 ? "minute" : plural(n / 60, "minute");
-  return alone && n === 1 ? (unit as string) : plural(n as number, unit as string);
+  const [n, unit]: [number, string] =
+    ms >= DAY_MS && ms % DAY_MS === 0
+      ? [ms / DAY_MS, "day"]
+      : ms >= HOUR_MS && ms % HOUR_MS === 0
+        ? [ms / HOUR_MS, "hour"]
+        : ms < 90_000
+          ? [Math.max(1, Math.round(ms / 1000)), "second"]
+          : ms < 2 * HOUR_MS
+            ? [Math.round(ms / MINUTE_MS), "minute"]
+            : ms < 2 * DAY_MS
+              ? [Math.round(ms / HOUR_MS), "hour"]
+              : [Math.round(ms / DAY_MS), "day"];
+  return alone && n === 1 ? unit : plural(n, unit);
 }

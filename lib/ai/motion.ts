@@ -174,19 +174,22 @@ export function lifetimeFrom(now: Date): Date {
 /**
  * A known issue's life from its daily counts (days from lifetimeFrom(now)):
  * days active among the last 14 (or since its first day when younger), and
- * its usual events per day on the whole days before today.
+ * its usual events per day: those before today over the time from its first
+ * event (or the look-back's start) to today, so a first day that began in
+ * the evening does not halve it.
  */
 export function lifetimeOf(firstSeen: Date, days: { day: Date; count: number }[], now: Date): Lifetime {
   const today = Math.floor(now.getTime() / DAY) * DAY;
-  const from = Math.max(lifetimeFrom(now).getTime(), Math.floor(firstSeen.getTime() / DAY) * DAY);
+  const lookBack = lifetimeFrom(now).getTime();
+  const from = Math.max(lookBack, Math.floor(firstSeen.getTime() / DAY) * DAY);
   const considered = days.filter((d) => d.day.getTime() >= from && d.day.getTime() <= today);
-  const wholeDays = (today - from) / DAY;
   const beforeToday = sum(considered.filter((d) => d.day.getTime() < today).map((d) => d.count));
+  const observedMs = today - Math.max(lookBack, firstSeen.getTime());
   return {
     firstSeen,
     daysActive: considered.filter((d) => d.count > 0).length,
-    daysConsidered: wholeDays + 1,
-    usualPerDay: wholeDays > 0 ? beforeToday / wholeDays : null,
+    daysConsidered: (today - from) / DAY + 1,
+    usualPerDay: observedMs >= HOUR ? (beforeToday * DAY) / observedMs : null,
   };
 }
 

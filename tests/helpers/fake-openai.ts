@@ -5,8 +5,8 @@ import type { AddressInfo } from "node:net";
 export type FakeMode =
   /** The assistant's content as given (plain text, or a JSON string). */
   | { kind: "ok"; text: string }
-  /** A structured answer: the object (or what `answer` makes of the request) as the content's JSON. */
-  | { kind: "answer"; answer: unknown | ((request: ReceivedRequest) => unknown) }
+  /** A structured answer: what `answer` makes of the request, as the content's JSON. */
+  | { kind: "answer"; answer: (request: ReceivedRequest) => unknown }
   | { kind: "status"; status: number; body?: string; headers?: Record<string, string> }
   | { kind: "malformed" }
   /** A 200 whose body is `bytes` long (a JSON string that never ends), sent in 64 KiB chunks as fast as the client reads. */
@@ -87,8 +87,7 @@ export async function startFakeOpenAI(initial: FakeMode = { kind: "ok", text: "A
         completion(res, request, current.text);
         return;
       case "answer": {
-        const value = typeof current.answer === "function" ? (current.answer as (r: ReceivedRequest) => unknown)(request) : current.answer;
-        completion(res, request, JSON.stringify(value));
+        completion(res, request, JSON.stringify(current.answer(request)));
         return;
       }
       case "status":
