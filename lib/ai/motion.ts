@@ -39,7 +39,9 @@ const REGULAR_MIN_BUCKETS = 4;
 export function shapeGrid(since: Date, now: Date): ShapeGrid {
   const from = since.getTime();
   const to = Math.max(now.getTime(), from + 1);
-  const bucketMs = BUCKET_LENGTHS.find((b) => (to - from) / b <= MAX_WHOLE_BUCKETS) ?? BUCKET_LENGTHS.at(-1)!;
+  // Lengths read to the whole minute: the dashboard's "last 7 days" pressed at 10:00:40 is 7 days long.
+  const length = Math.max(MINUTE, Math.floor((to - from) / MINUTE) * MINUTE);
+  const bucketMs = BUCKET_LENGTHS.find((b) => length / b <= MAX_WHOLE_BUCKETS) ?? BUCKET_LENGTHS.at(-1)!;
   const starts = [new Date(from)];
   for (let t = Math.ceil(from / bucketMs) * bucketMs; t < to; t += bucketMs) if (t > from) starts.push(new Date(t));
   return { bucketMs, starts };

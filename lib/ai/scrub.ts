@@ -15,12 +15,12 @@
 type Rule = { pattern: RegExp; replace: string | ((match: string, ...groups: string[]) => string) };
 
 const RULES: Rule[] = [
+  { pattern: /\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]{8,}/gi, replace: "$1 [token]" },
   // Values of fields whose name says secret: password=…, "api_key": "…", token: …
   {
-    pattern: /\b((?:pass(?:word|wd)?|pwd|secret|client[_-]?secret|token|access[_-]?token|refresh[_-]?token|id[_-]?token|api[_-]?key|apikey|private[_-]?key|session(?:[_-]?id)?|cookie|authorization|auth)["']?\s{0,3}[:=]\s{0,3}["']?)(?!\[)[^\s"',;&}\]]{4,}/gi,
+    pattern: /\b((?:pass(?:word|wd)?|pwd|secret|client[_-]?secret|token|access[_-]?token|refresh[_-]?token|id[_-]?token|api[_-]?key|apikey|private[_-]?key|session(?:[_-]?id)?|cookie|authorization|auth)["']?\s{0,3}[:=]\s{0,3}["']?)(?!\[|(?:Bearer|Basic|Token)\b)[^\s"',;&}\]]{4,}/gi,
     replace: "$1[secret]",
   },
-  { pattern: /\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]{8,}/gi, replace: "$1 [token]" },
   // JSON Web Tokens: three base64url parts, the first two JSON ("eyJ").
   { pattern: /\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}/g, replace: "[token]" },
   // Our keys (tlt_…) and the common providers' key shapes.
