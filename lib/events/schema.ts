@@ -16,6 +16,12 @@ export const MAX_BATCH_BODY_DEPTH = MAX_DEPTH + 3;
 export const MAX_BATCH_EVENTS = 1_000;
 export const MAX_FINGERPRINT_PARTS = 8;
 export const MAX_FINGERPRINT_PART_CHARS = 200;
+export const MAX_RELEASE_CHARS = 200;
+export const MAX_ENVIRONMENT_CHARS = 64;
+export const MAX_TAGS = 50;
+export const MAX_TAG_KEY_CHARS = 32;
+export const MAX_TAG_VALUE_CHARS = 200;
+export const MAX_USER_FIELD_CHARS = 200;
 const inTimestampRange = (ms: number) => supportedTime(ms) !== null;
 
 const messageSchema = z
@@ -51,6 +57,33 @@ const fingerprintSchema = z
   .min(1, "Must have at least one part.")
   .max(MAX_FINGERPRINT_PARTS, `Must have at most ${MAX_FINGERPRINT_PARTS} parts.`);
 
+const boundedString = (max: number) =>
+  z
+    .string({ error: "Must be a string." })
+    .min(1, "Must not be empty.")
+    .max(max, `Must be at most ${max} characters.`);
+
+const tagsSchema = z
+  .record(
+    z.string().min(1, "Tag names must not be empty.").max(MAX_TAG_KEY_CHARS, `Tag names have at most ${MAX_TAG_KEY_CHARS} characters.`),
+    z
+      .string({ error: "Tag values must be strings." })
+      .min(1, "Tag values must not be empty.")
+      .max(MAX_TAG_VALUE_CHARS, `Tag values have at most ${MAX_TAG_VALUE_CHARS} characters.`),
+    { error: 'Must be an object of string values, e.g. {"region": "eu-west-1"}.' },
+  )
+  .refine((tags) => Object.keys(tags).length <= MAX_TAGS, `Must have at most ${MAX_TAGS} tags.`);
+
+const userSchema = z.strictObject(
+  {
+    id: boundedString(MAX_USER_FIELD_CHARS).optional(),
+    email: boundedString(MAX_USER_FIELD_CHARS).optional(),
+    username: boundedString(MAX_USER_FIELD_CHARS).optional(),
+    ip_address: boundedString(MAX_USER_FIELD_CHARS).optional(),
+  },
+  { error: (i) => (i.code === "unrecognized_keys" ? undefined : "Must be an object {id?, email?, username?, ip_address?} of strings.") },
+);
+
 /** One event as a client sends it (SPEC part A, plus the `timestamp` extension). */
 export const eventInputSchema = z.strictObject(
   {
@@ -67,6 +100,10 @@ export const eventInputSchema = z.strictObject(
       .optional(),
     timestamp: timestampSchema.optional(),
     fingerprint: fingerprintSchema.optional(),
+    release: boundedString(MAX_RELEASE_CHARS).optional(),
+    environment: boundedString(MAX_ENVIRONMENT_CHARS).optional(),
+    tags: tagsSchema.optional(),
+    user: userSchema.optional(),
   },
   { error: (i) => (i.code === "unrecognized_keys" ? undefined : "Must be a JSON object (one event).") },
 );
@@ -83,6 +120,9 @@ export const eventBatchSchema = z.strictObject(
   { error: (i) => (i.code === "unrecognized_keys" ? undefined : 'Must be a JSON object of the form {"events": [...]}.') },
 );
 
+/** Who was affected (Sentry's `user`): at least one field. */
+export type EventUser = { id?: string; email?: string; username?: string; ip_address?: string };
+
 /** An accepted event, ready to store. */
 export type ValidEvent = {
   level: EventLevel;
@@ -93,6 +133,10 @@ export type ValidEvent = {
   timestamp: Date | null;
   /** Client grouping key: replaces the message template (SPEC "Issues"). */
   fingerprint: string[] | null;
+  release: string | null;
+  environment: string | null;
+  tags: Record<string, string> | null;
+  user: EventUser | null;
 };
 
 /**
@@ -110,7 +154,7 @@ export function validateEvent(input: unknown, prefix = ""): { event?: ValidEvent
   const parsed = eventInputSchema.safeParse(input);
   if (!parsed.success) problems.push(...zodProblems(parsed.error.issues, { prefix: prefix.replace(/\.$/, "") }));
   if (problems.length > 0 || !parsed.success) return { problems: dedupe(problems) };
-  const { level, message, projectId, timestamp, fingerprint } = parsed.data;
+  const { level, message, projectId, timestamp, fingerprint, release, environment, tags, user } = parsed.data;
   // The parsed JSON's own object, not zod's copy: a copy made by assignment
   // would turn a `"__proto__"` key into a prototype and silently drop it.
   const rawContext = (input as { context?: Record<string, unknown> }).context;
@@ -123,6 +167,11 @@ export function validateEvent(input: unknown, prefix = ""): { event?: ValidEvent
       context: rawContext ?? null,
       timestamp: timestamp === undefined ? null : new Date(timestamp),
       fingerprint: fingerprint ?? null,
+      release: release ?? null,
+      environment: environment ?? null,
+      // An empty object or user says nothing: stored as absent.
+      tags: tags && Object.keys(tags).length > 0 ? tags : null,
+      user: user && Object.keys(user).length > 0 ? user : null,
     },
   };
 }

@@ -20,6 +20,25 @@ export function generateApiKey(): string {
   return KEY_PREFIX + random + checksum(random);
 }
 
+/** A project's public (DSN) key: 32 characters of [A-Za-z0-9], which every Sentry SDK accepts. */
+export const PUBLIC_KEY_LENGTH = 32;
+const PUBLIC_RANDOM_LENGTH = PUBLIC_KEY_LENGTH - CHECKSUM_LENGTH;
+const PUBLIC_KEY_PATTERN = /^[0-9A-Za-z]{32}$/;
+
+/**
+ * A new public key: 26 random base62 characters (155 bits) + 6 of their
+ * CRC32, so that forged keys are refused without a lookup, as secret keys are.
+ */
+export function generatePublicKey(): string {
+  let random = "";
+  for (let i = 0; i < PUBLIC_RANDOM_LENGTH; i++) random += BASE62[randomInt(62)];
+  return random + checksum(random);
+}
+
+export function isWellFormedPublicKey(key: string): boolean {
+  return PUBLIC_KEY_PATTERN.test(key) && key.slice(PUBLIC_RANDOM_LENGTH) === checksum(key.slice(0, PUBLIC_RANDOM_LENGTH));
+}
+
 /** Shape and checksum only: cheap, offline, no database. */
 export function isWellFormedApiKey(key: string): boolean {
   if (!KEY_PATTERN.test(key)) return false;

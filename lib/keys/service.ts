@@ -3,7 +3,7 @@ import { prisma, type Prisma } from "@/lib/db/client";
 import { errors } from "@/lib/http/errors";
 import { sha256Hex } from "@/lib/crypto/hash";
 import { decryptApiKey, encryptApiKey } from "@/lib/keys/crypto";
-import { generateApiKey, isWellFormedApiKey, KEY_LENGTH } from "@/lib/keys/format";
+import { generateApiKey, generatePublicKey, isWellFormedApiKey, isWellFormedPublicKey, KEY_LENGTH, PUBLIC_KEY_LENGTH } from "@/lib/keys/format";
 import { logger } from "@/lib/log";
 import { fromSettings } from "@/lib/config/settings";
 import { countAgainstRateLimit, createRateLimit, peekRateLimit } from "@/lib/http/rate-limit";
@@ -11,7 +11,10 @@ import { publishRedis, subscribeRedis } from "@/lib/redis/connection";
 
 export type AuthenticatedKey = { keyId: string; projectId: string };
 
-type CacheEntry = { keyId: string; projectId: string };
+/** Secret keys (`tlt_…`) for every ingest route; public keys (a DSN's) for the Sentry routes only. */
+export type KeyKind = "secret" | "public";
+
+type CacheEntry = { keyId: string; projectId: string; kind: KeyKind };
 
 // Key lookups are cached briefly so ingestion does not read the database on
 // every request. Rotation deletes the entry here at once, and with REDIS_URL
@@ -76,25 +79,26 @@ async function announceKeyChange(change: KeyChange): Promise<void> {
  * nothing about any stored key (the Unkey/GitHub scheme). Only keys whose
  * checksum is right reach the database.
  */
-export async function authenticateApiKey(key: string, clientAddress = "unknown"): Promise<AuthenticatedKey> {
+export async function authenticateApiKey(key: string, clientAddress = "unknown", kind: KeyKind = "secret"): Promise<AuthenticatedKey> {
   listenForKeyChanges();
   // The cache first: it holds only keys the database knew, so a hit needs no
   // shape or checksum check (that check, per request, cost more than the hash).
-  const hash = key.length === KEY_LENGTH ? sha256Hex(key) : null;
+  const hash = key.length === (kind === "secret" ? KEY_LENGTH : PUBLIC_KEY_LENGTH) ? sha256Hex(key) : null;
   const cached = hash ? keyCache().get(hash) : undefined;
-  if (cached) return { keyId: cached.keyId, projectId: cached.projectId };
+  if (cached && cached.kind === kind) return { keyId: cached.keyId, projectId: cached.projectId };
 
   const gate = await peekRateLimit(failures(), clientAddress);
   if (gate && !gate.allowed) throw errors.rateLimited(gate);
-  if (!hash || !isWellFormedApiKey(key) || unknownKeys.has(hash)) return refuse(clientAddress);
-  const row = await prisma.apiKey.findUnique({ where: { hash }, select: { id: true, projectId: true, revokedAt: true } });
-  if (!row || row.revokedAt !== null) {
+  const wellFormed = kind === "secret" ? isWellFormedApiKey(key) : isWellFormedPublicKey(key);
+  if (!hash || !wellFormed || unknownKeys.has(hash)) return refuse(clientAddress);
+  const row = await prisma.apiKey.findUnique({ where: { hash }, select: { id: true, projectId: true, revokedAt: true, kind: true } });
+  if (!row || row.revokedAt !== null || row.kind !== kind) {
     unknownKeys.set(hash, true);
     return refuse(clientAddress);
   }
-  const entry = { keyId: row.id, projectId: row.projectId };
+  const entry = { keyId: row.id, projectId: row.projectId, kind };
   keyCache().set(hash, entry);
-  return entry;
+  return { keyId: entry.keyId, projectId: entry.projectId };
 }
 
 async function refuse(clientAddress: string): Promise<never> {
@@ -105,12 +109,12 @@ async function refuse(clientAddress: string): Promise<never> {
 type Tx = Prisma.TransactionClient;
 
 /** Creates a key for a project inside the caller's transaction; returns the plaintext once. */
-export async function createProjectKey(tx: Tx, projectId: string): Promise<string> {
-  const apiKey = generateApiKey();
+export async function createProjectKey(tx: Tx, projectId: string, kind: KeyKind = "secret"): Promise<string> {
+  const key = kind === "secret" ? generateApiKey() : generatePublicKey();
   await tx.apiKey.create({
-    data: { projectId, hash: sha256Hex(apiKey), encrypted: encryptApiKey(apiKey), last4: apiKey.slice(-4) },
+    data: { projectId, kind, hash: sha256Hex(key), encrypted: encryptApiKey(key), last4: key.slice(-4) },
   });
-  return apiKey;
+  return key;
 }
 
 /**
@@ -119,11 +123,11 @@ export async function createProjectKey(tx: Tx, projectId: string): Promise<strin
  * instance's, so it stops working at once. Authorization (owner only) is the
  * caller's job.
  */
-export async function rotateProjectKey(projectId: string): Promise<string> {
+export async function rotateProjectKey(projectId: string, kind: KeyKind = "secret"): Promise<string> {
   const { apiKey, revokedHashes } = await prisma.$transaction(async (tx) => {
-    const active = await tx.apiKey.findMany({ where: { projectId, revokedAt: null }, select: { id: true, hash: true } });
-    await tx.apiKey.updateMany({ where: { projectId, revokedAt: null }, data: { revokedAt: new Date() } });
-    const apiKey = await createProjectKey(tx, projectId);
+    const active = await tx.apiKey.findMany({ where: { projectId, kind, revokedAt: null }, select: { id: true, hash: true } });
+    await tx.apiKey.updateMany({ where: { projectId, kind, revokedAt: null }, data: { revokedAt: new Date() } });
+    const apiKey = await createProjectKey(tx, projectId, kind);
     return { apiKey, revokedHashes: active.map((k) => k.hash) };
   });
   await announceKeyChange({ revoked: revokedHashes, created: [sha256Hex(apiKey)] });
@@ -152,9 +156,9 @@ function forgetProjectKeysHere(projectId: string): void {
  * The project's current key in plaintext, for members (Projects page, details
  * API); null when there is none or it was sealed under another server secret.
  */
-export async function readProjectKey(projectId: string): Promise<string | null> {
+export async function readProjectKey(projectId: string, kind: KeyKind = "secret"): Promise<string | null> {
   const row = await prisma.apiKey.findFirst({
-    where: { projectId, revokedAt: null },
+    where: { projectId, kind, revokedAt: null },
     orderBy: { createdAt: "desc" },
     select: { encrypted: true },
   });
@@ -168,4 +172,17 @@ export async function readProjectKey(projectId: string): Promise<string | null> 
     logger.warn("stored API key cannot be decrypted with the current TELLTALE_SECRET; rotate it", { projectId });
     return null;
   }
+}
+
+/**
+ * The project's public (DSN) key, made on first use: projects created
+ * before DSNs existed get theirs the first time a member looks.
+ */
+export async function readOrCreatePublicKey(projectId: string): Promise<string | null> {
+  const existing = await readProjectKey(projectId, "public");
+  if (existing) return existing;
+  const anyPublic = await prisma.apiKey.count({ where: { projectId, kind: "public", revokedAt: null } });
+  // One sealed under another TELLTALE_SECRET: rotating it is the owner's call.
+  if (anyPublic > 0) return null;
+  return rotateProjectKey(projectId, "public");
 }

@@ -43,8 +43,8 @@ async function seed(url: string): Promise<void> {
   const { applyMigrations } = await import("@/tools/db/migrate");
   await applyMigrations(url);
   const { createProject, findOrCreateUserByEmail } = await import("@/lib/projects/create-project");
-  const { storeEventsNow } = await import("@/lib/events/store");
-  const { issueGroupingKey } = await import("@/lib/issues/template");
+  const { storeEventsNow } = await import("@/lib/ingest/writer");
+  const { newEventRow } = await import("@/lib/ingest/ingest");
   const { prisma, disconnectDb } = await import("@/lib/db/client");
   const owner = await findOrCreateUserByEmail("bench@example.test");
   const project = await createProject(owner.id, "bench-prefilled");
@@ -58,8 +58,12 @@ async function seed(url: string): Promise<void> {
     const rows = Array.from({ length: n }, () => {
       const e = work.event();
       const at = new Date(now - Math.floor(work.random() * 7 * 86_400_000));
-      const { hash, title } = issueGroupingKey({ level: e.level, message: e.message, fingerprint: null });
-      return { ...e, id: uuidv7(), projectId: project.id, timestamp: null, fingerprint: null, receivedAt: at, occurredAt: at, keyId: key.id, issueHash: hash, issueTitle: title };
+      return newEventRow(
+        { ...e, projectId: project.id, timestamp: null, fingerprint: null, release: null, environment: null, tags: null, user: null },
+        key.id,
+        at,
+        uuidv7(),
+      );
     });
     await storeEventsNow(rows);
     done += n;

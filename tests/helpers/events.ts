@@ -1,10 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { v7 as uuidv7 } from "uuid";
 import { prisma } from "@/lib/db/client";
-import type { EventLevel } from "@/lib/events/schema";
-import { storeEventsNow } from "@/lib/events/store";
-import { eventTime } from "@/lib/events/time";
-import { issueGroupingKey } from "@/lib/issues/template";
+import type { EventLevel, EventUser } from "@/lib/events/schema";
+import { newEventRow } from "@/lib/ingest/ingest";
+import { storeEventsNow } from "@/lib/ingest/writer";
 
 export type EventSeed = {
   level?: EventLevel;
@@ -15,6 +14,10 @@ export type EventSeed = {
   timestamp?: string | Date;
   context?: Record<string, unknown>;
   fingerprint?: string[];
+  release?: string;
+  environment?: string;
+  tags?: Record<string, string>;
+  user?: EventUser;
   id?: string;
 };
 
@@ -25,28 +28,25 @@ export type EventSeed = {
  */
 export async function seedEvents(projectId: string, seeds: EventSeed[]) {
   const key = await prisma.apiKey.findFirstOrThrow({ where: { projectId, revokedAt: null }, select: { id: true } });
-  const rows = seeds.map((s) => {
-    const level = s.level ?? "info";
-    const message = s.message ?? "something happened";
-    const receivedAt = new Date(s.at);
-    const timestamp = s.timestamp === undefined ? null : new Date(s.timestamp);
-    const fingerprint = s.fingerprint ?? null;
-    const { hash, title } = issueGroupingKey({ level, message, fingerprint });
-    return {
-      id: s.id ?? (s.at ? uuidv7() : randomUUID()),
-      projectId,
-      level,
-      message,
-      context: s.context ?? null,
-      timestamp,
-      fingerprint,
-      receivedAt,
-      occurredAt: eventTime(timestamp, receivedAt),
-      keyId: key.id,
-      issueHash: hash,
-      issueTitle: title,
-    };
-  });
+  const rows = seeds.map((s) =>
+    newEventRow(
+      {
+        level: s.level ?? "info",
+        message: s.message ?? "something happened",
+        projectId,
+        context: s.context ?? null,
+        timestamp: s.timestamp === undefined ? null : new Date(s.timestamp),
+        fingerprint: s.fingerprint ?? null,
+        release: s.release ?? null,
+        environment: s.environment ?? null,
+        tags: s.tags ?? null,
+        user: s.user ?? null,
+      },
+      key.id,
+      new Date(s.at),
+      s.id ?? (s.at ? uuidv7() : randomUUID()),
+    ),
+  );
   await storeEventsNow(rows);
   return rows;
 }

@@ -117,12 +117,16 @@ describe("regressions and status", () => {
     expect((await issues(team)).body.issues).toEqual([]); // default: open only
     expect((await issues(team, "?status=resolved,ignored")).body.issues.map((i) => i.status).sort()).toEqual(["ignored", "resolved"]);
 
-    const regressionAt = minutesAgo(5);
+    // An event dated before the resolution, arriving late, is counted and reopens nothing.
+    await ingest(team, { level: "error", message: "Queue consumer crashed (pid 5150)", timestamp: minutesAgo(5).toISOString() });
+    expect((await issue(team, crashIssue.id)).body).toMatchObject({ status: "resolved", count: 2, isRegressed: false });
+
+    const regressionAt = new Date(Date.now() + 1);
     await ingest(team, { level: "error", message: "Queue consumer crashed (pid 9001)", timestamp: regressionAt.toISOString() });
     await ingest(team, { level: "info", message: "Nightly export done in 40s" });
 
     const reopened = (await issue(team, crashIssue.id, `?since=${minutesAgo(15).toISOString()}`)).body as Issue;
-    expect(reopened).toMatchObject({ status: "open", count: 2, windowCount: 1, isNew: false, isRegressed: true, regressedAt: regressionAt.toISOString() });
+    expect(reopened).toMatchObject({ status: "open", count: 3, windowCount: 2, isNew: false, isRegressed: true, regressedAt: regressionAt.toISOString() });
     const ignored = (await issue(team, exportIssue.id)).body as Issue;
     expect(ignored).toMatchObject({ status: "ignored", count: 2 });
 

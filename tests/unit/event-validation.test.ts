@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { parseEventBatchBody as parseBatch, parseEventBody as parseEvent } from "@/lib/events/ingest";
+import { parseEventBatchBody as parseBatch, parseEventBody as parseEvent } from "@/lib/ingest/ingest";
 
 // Bodies as read from the wire, without strict-parsing problems (those are tested below).
 const parseEventBody = (value: unknown) => parseEvent({ value, problems: [] });
@@ -34,7 +34,7 @@ function nested(depth: number): Record<string, unknown> {
 
 describe("event validation", () => {
   it("accepts a minimal event and the optional fields", () => {
-    expect(parseEventBody(valid)).toEqual({ ...valid, context: null, timestamp: null, fingerprint: null });
+    expect(parseEventBody(valid)).toEqual({ ...valid, context: null, timestamp: null, fingerprint: null, release: null, environment: null, tags: null, user: null });
     const full = parseEventBody({ ...valid, context: { user: { id: 1 }, tags: ["a"], ok: true, n: null }, timestamp: "2026-01-02T03:04:05.678+01:00" });
     expect(full.context).toEqual({ user: { id: 1 }, tags: ["a"], ok: true, n: null });
     expect(full.timestamp?.toISOString()).toBe("2026-01-02T02:04:05.678Z");
@@ -49,6 +49,46 @@ describe("event validation", () => {
     expect(problemsOf(() => parseEventBody({ ...valid, timestamp: 999_999_999_999 }))[0]!.path).toBe("timestamp"); // seconds: year 33658
     expect(parseEventBody({ ...valid, timestamp: 1_000_000_000_000 }).timestamp?.toISOString()).toBe("2001-09-09T01:46:40.000Z");
     expect(parseEventBody({ ...valid, timestamp: 0 }).timestamp?.toISOString()).toBe("1970-01-01T00:00:00.000Z");
+  });
+
+  it("accepts release, environment, tags and user, and stores an empty tags object or user as absent", () => {
+    const event = parseEventBody({
+      ...valid,
+      release: "web@2.4.1",
+      environment: "production",
+      tags: { region: "eu-west-1", "feature.flag": "on" },
+      user: { id: "42", email: "ada@example.com", username: "ada", ip_address: "203.0.113.9" },
+    });
+    expect(event).toMatchObject({
+      release: "web@2.4.1",
+      environment: "production",
+      tags: { region: "eu-west-1", "feature.flag": "on" },
+      user: { id: "42", email: "ada@example.com", username: "ada", ip_address: "203.0.113.9" },
+    });
+    expect(parseEventBody({ ...valid, tags: {}, user: {} })).toMatchObject({ tags: null, user: null });
+    const fiftyTags = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, "v"]));
+    expect(Object.keys(parseEventBody({ ...valid, tags: fiftyTags }).tags!)).toHaveLength(50);
+  });
+
+  it("names each bad release, environment, tag and user field", () => {
+    const problems = problemsOf(() =>
+      parseEventBody({
+        ...valid,
+        release: "r".repeat(201),
+        environment: "",
+        tags: { ["k".repeat(33)]: "v", ok: 7, empty: "", long: "v".repeat(201) },
+        user: { id: 42, name: "Ada" },
+      }),
+    );
+    const paths = problems.map((p) => p.path).sort();
+    expect(paths).toEqual(["environment", "release", "tags.empty", `tags.${"k".repeat(33)}`, "tags.long", "tags.ok", "user.id", "user.name"].sort());
+    expect(problems.find((p) => p.path === "user.name")!.message).toBe("Unknown field.");
+    const tooMany = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, "v"]));
+    expect(problemsOf(() => parseEventBody({ ...valid, tags: tooMany }))).toEqual([{ path: "tags", message: "Must have at most 50 tags." }]);
+    for (const bad of [["a"], "x", null]) {
+      expect(problemsOf(() => parseEventBody({ ...valid, tags: bad }))[0]!.path, JSON.stringify(bad)).toBe("tags");
+      expect(problemsOf(() => parseEventBody({ ...valid, user: bad }))[0]!.path, JSON.stringify(bad)).toBe("user");
+    }
   });
 
   it("refuses a fingerprint that is not 1 to 8 strings of 1 to 200 characters", () => {

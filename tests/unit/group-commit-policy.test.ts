@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { mayStartStatement, msUntilStatementMayStart, type WriterState } from "@/lib/events/store";
+import { mayStartStatement, msUntilStatementMayStart, type WriterState } from "@/lib/ingest/group-commit";
 
 // A request just queued behind one statement that started a moment ago.
 const waiting: WriterState = { queued: 3, queuedRows: 3, inFlight: 1, maxInFlight: 4, newestStatementMs: 0.5, sinceLastArrivalMs: 0.2 };

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { parseEventBody } from "@/lib/events/ingest";
+import { parseEventBody } from "@/lib/ingest/ingest";
 import { MAX_EVENT_BODY_DEPTH } from "@/lib/events/schema";
 import { AppError } from "@/lib/http/errors";
 import { isExactNumber, NUMBER_MESSAGE, parseStrictJson } from "@/lib/http/strict-json";

@@ -1,4 +1,4 @@
-import { ingestBody, ingestEvent, ingestRateLimit, parseEventBody } from "@/lib/events/ingest";
+import { ingestBody, ingestEvent, ingestRateLimit, parseEventBody } from "@/lib/ingest/ingest";
 import { idempotencyKeyOf } from "@/lib/http/input";
 import { apiKeyRoute, created, otherMethods } from "@/lib/edge/route";
 

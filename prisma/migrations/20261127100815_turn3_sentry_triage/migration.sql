@@ -18,6 +18,8 @@ ADD COLUMN     "user_info" JSONB;
 
 -- AlterTable
 ALTER TABLE "issues" ADD COLUMN     "assignee_id" TEXT,
+ADD COLUMN     "first_release_seq" INTEGER,
+ADD COLUMN     "last_release_seq" INTEGER,
 ADD COLUMN     "ignored_until" TIMESTAMPTZ(3),
 ADD COLUMN     "ignored_until_count" BIGINT,
 ADD COLUMN     "late_count" BIGINT NOT NULL DEFAULT 0,

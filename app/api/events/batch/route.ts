@@ -1,4 +1,4 @@
-import { ingestBody, ingestEventBatch, ingestRateLimit, parseEventBatchBody } from "@/lib/events/ingest";
+import { ingestBody, ingestEventBatch, ingestRateLimit, parseEventBatchBody } from "@/lib/ingest/ingest";
 import { idempotencyKeyOf } from "@/lib/http/input";
 import { apiKeyRoute, created, otherMethods } from "@/lib/edge/route";
 

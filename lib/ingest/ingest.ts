@@ -1,16 +1,15 @@
 import { newEventId } from "@/lib/events/ids";
 import { fromSettings, settings } from "@/lib/config/settings";
-import { dbPool } from "@/lib/db/client";
 import { errors, type FieldProblem } from "@/lib/http/errors";
 import { zodProblems } from "@/lib/http/input";
 import type { JsonBody } from "@/lib/http/read-json";
 import { createRateLimit } from "@/lib/http/rate-limit";
 import type { AuthenticatedKey } from "@/lib/keys/service";
-import { eventWriter, type NewEvent } from "@/lib/events/store";
+import { writeEvents, type NewEvent } from "@/lib/ingest/writer";
+import { eventTagPairs } from "@/lib/issues/event-tags";
 import { eventTime } from "@/lib/events/time";
 import { issueGroupingKey } from "@/lib/issues/template";
 import { eventBatchSchema, MAX_BATCH_BODY_DEPTH, MAX_BATCH_EVENTS, MAX_EVENT_BODY_DEPTH, TOO_DEEP, validateEvent, type ValidEvent } from "@/lib/events/schema";
-import { logger } from "@/lib/log";
 
 export type IngestResult<T> = { body: T; replayed: boolean };
 export type SingleAnswer = { id: string; receivedAt: string };
@@ -84,51 +83,43 @@ function toRows(key: AuthenticatedKey, events: ValidEvent[]): NewEvent[] {
   // saying whether that project exists.
   if (events.some((e) => e.projectId !== key.projectId)) throw errors.projectMismatch();
   const receivedAt = new Date();
-  return events.map((e) => {
-    const { hash, title } = issueGroupingKey(e);
-    // Field by field, not `{ ...e, id, ... }`: on Node 20 a spread followed by
-    // more properties leaves V8's fast path, microseconds per property added
-    // (22 µs per event against 0.07: npm run bench:object-spread).
-    return {
-      level: e.level,
-      message: e.message,
-      projectId: e.projectId,
-      context: e.context,
-      timestamp: e.timestamp,
-      fingerprint: e.fingerprint,
-      id: newEventId(),
-      receivedAt,
-      occurredAt: eventTime(e.timestamp, receivedAt),
-      keyId: key.keyId,
-      issueHash: hash,
-      issueTitle: title,
-    };
-  });
+  return events.map((e) => newEventRow(e, key.keyId, receivedAt));
+}
+
+/** An accepted event as the ingest statement stores it: its id, times, issue key and tags. */
+export function newEventRow(e: ValidEvent, keyId: string, receivedAt: Date, id = newEventId()): NewEvent {
+  const { hash, title } = issueGroupingKey(e);
+  // Field by field, not `{ ...e, id, ... }`: on Node 20 a spread followed by
+  // more properties leaves V8's fast path
+  // ([measured](../../docs/performance.md)).
+  return {
+    level: e.level,
+    message: e.message,
+    projectId: e.projectId,
+    context: e.context,
+    timestamp: e.timestamp,
+    release: e.release,
+    environment: e.environment,
+    tags: e.tags,
+    user: e.user,
+    id,
+    receivedAt,
+    occurredAt: eventTime(e.timestamp, receivedAt),
+    keyId,
+    issueHash: hash,
+    fallbackHash: null,
+    issueTitle: title,
+    tagPairs: eventTagPairs(e),
+  };
 }
 
 /**
- * Through the group-commit writer. With an Idempotency-Key, the key is
- * claimed in the same statement that stores the rows: a retry (even a
- * concurrent one) gets the first answer and stores nothing; a key older than
- * 24 hours is claimed afresh.
+ * Through group commit. With an Idempotency-Key, the key is claimed in the
+ * same statement that stores the rows: a retry (even a concurrent one) gets
+ * the first answer and stores nothing; a key older than 24 hours is claimed afresh.
  */
 async function store<T extends object>(rows: NewEvent[], body: T, idempotencyKey: string | undefined): Promise<IngestResult<T>> {
-  const outcome = await eventWriter().write({ rows, ...(idempotencyKey ? { idempotency: { key: idempotencyKey, response: body } } : {}) });
+  const outcome = await writeEvents({ rows, ...(idempotencyKey ? { idempotency: { key: idempotencyKey, response: body } } : {}) });
   if (outcome.replayed) return { body: outcome.response as T, replayed: true };
-  if (idempotencyKey && Math.random() < 0.01) void purgeExpiredIdempotencyKeys();
   return { body, replayed: false };
-}
-
-/** Deletes idempotency records past their 24 hours (opportunistic, bounded). */
-export async function purgeExpiredIdempotencyKeys(): Promise<number> {
-  try {
-    const { rowCount } = await dbPool().query(
-      `DELETE FROM idempotency_keys WHERE ctid IN (
-         SELECT ctid FROM idempotency_keys WHERE created_at < now() - interval '24 hours' LIMIT 1000)`,
-    );
-    return rowCount ?? 0;
-  } catch (error) {
-    logger.warn("idempotency purge failed", { error: String(error) });
-    return 0;
-  }
 }
