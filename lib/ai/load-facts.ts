@@ -21,17 +21,26 @@ import type { EventLevel } from "@/lib/events/schema";
 import { bucketCountsQuery, dailyCountsByIssue, epochMs, textArray, uuidArray, windowCountsByIssue, windowSumsQuery } from "@/lib/issues/window-counts";
 
 const zero = (): LevelCounts => ({ error: 0, warn: 0, info: 0 });
+const MINUTE_MS = 60_000;
+const HOUR_MS = 3_600_000;
 const still = (): Motion => ({ accelerating: null, stopped: null });
 
 /**
  * Issues whose shape is read (before the final ranking, which uses it): the
  * first of each level in rank order (by novelty, growth and count), and each
- * project's busiest few, whose sum is the project's shape. Bounded, so a
- * 7-day summary of 20 busy projects reads a few thousand hourly rows, not
- * every issue's.
+ * project's busiest, whose sum is the project's shape. Bounded by the rows
+ * the shapes read (a 7-day window reads 168 hourly rows per issue, an hour
+ * 60 minute rows), so a 7-day summary of 20 busy projects shapes about 24
+ * issues, a 24-hour one 100.
  */
-const SHAPED_PER_LEVEL: Record<EventLevel, number> = { error: 20, warn: 15, info: 10 };
-const SHAPED_PER_PROJECT = 3;
+const SHAPE_ROW_BUDGET = 4_000;
+const MAX_SHAPED = 100;
+const MIN_SHAPED = 12;
+/** The order issues are chosen in: the top few of each level, each project's busiest, then more of each. */
+const SHAPE_PHASES: { perLevel: Record<EventLevel, number>; perProject: number }[] = [
+  { perLevel: { error: 5, warn: 3, info: 2 }, perProject: 1 },
+  { perLevel: { error: 20, warn: 15, info: 10 }, perProject: 3 },
+];
 
 /** An issue with events in the window: its count at one level, and what ranking reads of it. */
 type WindowIssueRow = {
@@ -131,7 +140,7 @@ export async function loadSummaryFacts(options: {
   });
 
   // Shapes first: "accelerating" and "stopped" take part in the ranking.
-  const shaped = issuesToShape(candidates);
+  const shaped = issuesToShape(candidates, grid);
   await fillShapes(shaped, grid, projectIds);
   for (const issue of shaped) {
     issue.motion = motionOf({
@@ -262,25 +271,30 @@ async function fillWindowFirst(issues: IssueFacts[], since: Date): Promise<void>
   }
 }
 
-/**
- * The issues whose shape is read: the first SHAPED_PER_LEVEL of each level
- * in rank order before motion is known, and each project's
- * SHAPED_PER_PROJECT busiest.
- */
-function issuesToShape(candidates: IssueFacts[]): IssueFacts[] {
-  const chosen = new Set<IssueFacts>();
-  const taken: Record<EventLevel, number> = { error: 0, warn: 0, info: 0 };
-  for (const issue of rankIssues(candidates)) {
-    if (taken[issue.level] < SHAPED_PER_LEVEL[issue.level]) {
-      taken[issue.level]++;
-      chosen.add(issue);
-    }
-  }
+/** The issues whose shape is read, in SHAPE_PHASES order, as many as SHAPE_ROW_BUDGET allows for the grid. */
+function issuesToShape(candidates: IssueFacts[], grid: ShapeGrid): IssueFacts[] {
+  // The whole buckets the tables are read for (from the second bucket's start to the end of the last).
+  const span = grid.starts.length > 1 ? grid.starts.at(-1)!.getTime() - grid.starts[1]!.getTime() + grid.bucketMs : grid.bucketMs;
+  const rowsPerIssue = Math.max(1, Math.ceil(span / (grid.bucketMs % HOUR_MS === 0 ? HOUR_MS : MINUTE_MS)));
+  const limit = Math.min(MAX_SHAPED, Math.max(MIN_SHAPED, Math.floor(SHAPE_ROW_BUDGET / rowsPerIssue)));
+  const ranked = rankIssues(candidates);
+  const byLevel = (level: EventLevel) => ranked.filter((i) => i.level === level);
+  const levels = { error: byLevel("error"), warn: byLevel("warn"), info: byLevel("info") };
   const byProject = new Map<string, IssueFacts[]>();
   for (const issue of candidates) byProject.set(issue.projectId, [...(byProject.get(issue.projectId) ?? []), issue]);
   for (const issues of byProject.values()) {
     issues.sort((a, b) => b.windowCount - a.windowCount || LEVEL_ORDER[a.level] - LEVEL_ORDER[b.level] || (a.issueId < b.issueId ? -1 : 1));
-    for (const issue of issues.slice(0, SHAPED_PER_PROJECT)) chosen.add(issue);
+  }
+  const chosen = new Set<IssueFacts>();
+  for (const phase of SHAPE_PHASES) {
+    const wanted = [
+      ...(Object.keys(levels) as EventLevel[]).flatMap((level) => levels[level].slice(0, phase.perLevel[level])),
+      ...[...byProject.values()].flatMap((issues) => issues.slice(0, phase.perProject)),
+    ];
+    for (const issue of wanted) {
+      if (chosen.size >= limit) return [...chosen];
+      chosen.add(issue);
+    }
   }
   return [...chosen];
 }
