@@ -4,6 +4,7 @@
  * examined in detail. The built-in digest and the model prompt are both
  * written from one SummaryFacts value, so they state the same facts.
  */
+import type { SampledEvent } from "@/lib/events/samples";
 import type { EventLevel } from "@/lib/events/schema";
 
 export type LevelCounts = { error: number; warn: number; info: number };
@@ -101,20 +102,8 @@ export type ProjectFacts = {
   motion: Motion;
 };
 
-/** An event examined in detail (its text is untrusted data). Text is cut in SQL. */
-export type ExaminedEvent = {
-  id: string;
-  issueId: string;
-  projectId: string;
-  level: EventLevel;
-  occurredAt: Date;
-  /** The first MESSAGE_READ_CHARS characters, and the full length. */
-  message: string;
-  messageLength: number;
-  /** Compact JSON of the context, cut to CONTEXT_READ_CHARS; null when absent. */
-  contextText: string | null;
-  contextLength: number;
-};
+/** An event examined in detail (its text is untrusted data; cut in SQL, see lib/events/samples.ts). */
+export type ExaminedEvent = SampledEvent;
 
 export type SummaryFacts = {
   /** The server's time when the facts were read: the window's end. */
