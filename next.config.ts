@@ -1,4 +1,5 @@
 import type { NextConfig } from "next";
+import { PHASE_PRODUCTION_SERVER } from "next/constants";
 
 // Headers of every page and answer. The Content-Security-Policy (with a
 // per-response script nonce) and HSTS are set by proxy.ts.
@@ -9,31 +10,36 @@ const securityHeaders = [
   { key: "Permissions-Policy", value: "camera=(), microphone=(), geolocation=(), payment=(), usb=()" },
 ];
 
-const nextConfig: NextConfig = {
-  // NEXT_DIST_DIR lets two builds of one checkout live side by side (a test
-  // run building while another serves); `.next` otherwise.
-  distDir: process.env.NEXT_DIST_DIR || ".next",
-  // A self-contained server in <distDir>/standalone (server.js and only the
-  // node_modules it needs): what the Dockerfile ships and serverless hosts
-  // run. `npm start` (next start) serves the same build.
-  output: "standalone",
-  poweredByHeader: false,
-  // `next build` checks the app's own code; tests, scripts and tools are
-  // checked by `npm run typecheck` (CI runs both).
-  typescript: { tsconfigPath: "tsconfig.build.json" },
-  // `next dev` logs each request's URL; these carry single-use tokens
-  // (sign-in links, invitations), which must never reach a log.
-  logging: {
-    incomingRequests: { ignore: [/^\/signin\/confirm/, /^\/api\/auth\/callback/, /^\/invitations\//, /^\/api\/invitations\/[^/]+\/accept/] },
-  },
-  async headers() {
-    return [
-      { source: "/:path*", headers: securityHeaders },
-      // Pages whose URL carries a single-use token: never leak it in a Referer.
-      { source: "/signin/confirm", headers: [{ key: "Referrer-Policy", value: "no-referrer" }] },
-      { source: "/invitations/:token", headers: [{ key: "Referrer-Policy", value: "no-referrer" }] },
-    ];
-  },
-};
-
-export default nextConfig;
+export default function nextConfig(phase: string): NextConfig {
+  return {
+    // NEXT_DIST_DIR lets two builds of one checkout live side by side (a test
+    // run building while another serves); `.next` otherwise.
+    distDir: process.env.NEXT_DIST_DIR || ".next",
+    // A self-contained server in <distDir>/standalone (server.js and only the
+    // node_modules it needs): what the Dockerfile ships and serverless hosts
+    // run. It is a build output: `npm start` (next start) serves the same build
+    // from <distDir>, and its server phase leaves the option out, since
+    // `next start` warns that it "does not work with output: standalone".
+    output: phase === PHASE_PRODUCTION_SERVER ? undefined : "standalone",
+    poweredByHeader: false,
+    // Sentry SDKs post to /api/<project>/envelope/ with the slash and do not
+    // follow redirects: the route answers with and without it.
+    skipTrailingSlashRedirect: true,
+    // `next build` checks the app's own code; tests, scripts, harness, ops and
+    // tools are checked by `npm run typecheck` (CI runs both).
+    typescript: { tsconfigPath: "tsconfig.build.json" },
+    // `next dev` logs each request's URL; these carry single-use tokens
+    // (sign-in links, invitations), which must never reach a log.
+    logging: {
+      incomingRequests: { ignore: [/^\/signin\/confirm/, /^\/api\/auth\/callback/, /^\/invitations\//, /^\/api\/invitations\/[^/]+\/accept/] },
+    },
+    async headers() {
+      return [
+        { source: "/:path*", headers: securityHeaders },
+        // Pages whose URL carries a single-use token: never leak it in a Referer.
+        { source: "/signin/confirm", headers: [{ key: "Referrer-Policy", value: "no-referrer" }] },
+        { source: "/invitations/:token", headers: [{ key: "Referrer-Policy", value: "no-referrer" }] },
+      ];
+    },
+  };
+}

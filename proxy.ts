@@ -77,5 +77,5 @@ export function proxy(request: NextRequest) {
 
 export const config = {
   // Every page; not the API (JSON, its own headers), Next.js internals, or files.
-  matcher: ["/((?!api(?:/|$)|_next/|.*\\.[^/]*$).*)"],
+  matcher: ["/((?!api(?:/|$)|v1/|_next/|.*\\.[^/]*$).*)"],
 };

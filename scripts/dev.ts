@@ -5,7 +5,8 @@
  *   restarts. AUTH_TRUST_HOST defaults to true.
  * - DATABASE_URL unset: the embedded PostgreSQL in .telltale/pgdata
  *   (TELLTALE_DATA_DIR), owned by this process while `next dev` runs.
- * - Applies pending migrations, then runs `next dev` on PORT (default 3000).
+ * - Applies pending migrations, then runs `next dev` on PORT (default 3000),
+ *   with Next.js's telemetry off (NEXT_TELEMETRY_DISABLED=1, as in the image).
  * Extra arguments go to next: `npm run dev -- --hostname 0.0.0.0`.
  */
 import { createRequire } from "node:module";
@@ -31,7 +32,7 @@ async function main(): Promise<void> {
 
   const next = createRequire(import.meta.url).resolve("next/dist/bin/next");
   const port = String(settings().port);
-  await runChildWithDatabase(db, process.execPath, [next, "dev", "--port", port, ...process.argv.slice(2)]);
+  await runChildWithDatabase(db, process.execPath, [next, "dev", "--port", port, ...process.argv.slice(2)], { ...process.env, NEXT_TELEMETRY_DISABLED: "1" });
 }
 
 main().catch((error) => {

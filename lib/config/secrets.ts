@@ -4,7 +4,7 @@ import { settings } from "@/lib/config/settings";
 /**
  * The server secret that protects stored API keys (AES-256-GCM) and other
  * server-side tokens. `npm run dev` and the tests generate one when unset;
- * production refuses to start without it (scripts/start.ts).
+ * production refuses to start without it (ops/start.ts).
  */
 export function telltaleSecret(): string {
   const secret = settings().secrets.telltale;

@@ -136,6 +136,11 @@ export const SETTING_SPECS = {
   INGEST_RATE_LIMIT: int(1000, 0),
   INGEST_MAX_BODY_BYTES: int(256 * 1024, 1),
   INGEST_BATCH_MAX_BODY_BYTES: int(1024 * 1024, 1),
+  INGEST_MAX_DECODED_BODY_BYTES: int(1024 * 1024, 1, undefined, "POST /api/events: size of a gzip/deflate/br body once decoded"),
+  INGEST_BATCH_MAX_DECODED_BODY_BYTES: int(20 * 1024 * 1024, 1, undefined, "POST /api/events/batch: size of a gzip/deflate/br body once decoded"),
+  SENTRY_MAX_BODY_BYTES: int(20 * 1024 * 1024, 1, undefined, "Sentry envelope and store bodies as sent"),
+  SENTRY_MAX_DECODED_BODY_BYTES: int(20 * 1024 * 1024, 1, undefined, "Sentry envelope and store bodies once decoded; each event is trimmed to 1 MiB"),
+  SENTRY_CLIENT_RATE_LIMIT: int(50, 0, undefined, "Sentry route requests per second from one client address (browsers), bursts twice that; 0 turns it off"),
   INGEST_MAX_CONCURRENT_WRITES: int(4, 1, 64),
   KEY_CACHE_TTL_MS: int(10_000, 1),
   OPENAI_API_KEY: text(),
@@ -206,8 +211,13 @@ function structure(v: Raw) {
       ratePerSecond: v.INGEST_RATE_LIMIT,
       maxBodyBytes: v.INGEST_MAX_BODY_BYTES,
       maxBatchBodyBytes: v.INGEST_BATCH_MAX_BODY_BYTES,
+      /** Limits on a compressed body once decoded (lib/http/body-decoding.ts). */
+      maxDecodedBodyBytes: v.INGEST_MAX_DECODED_BODY_BYTES,
+      maxBatchDecodedBodyBytes: v.INGEST_BATCH_MAX_DECODED_BODY_BYTES,
       maxConcurrentWrites: v.INGEST_MAX_CONCURRENT_WRITES,
     },
+    /** The Sentry routes' bodies (envelope and store), as sent and decoded. */
+    sentry: { maxBodyBytes: v.SENTRY_MAX_BODY_BYTES, maxDecodedBodyBytes: v.SENTRY_MAX_DECODED_BODY_BYTES, clientRatePerSecond: v.SENTRY_CLIENT_RATE_LIMIT },
     keyCacheTtlMs: v.KEY_CACHE_TTL_MS,
     ai: {
       /** Never logged, never in a response. */

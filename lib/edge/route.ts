@@ -17,6 +17,7 @@ import { MANAGEMENT_BODY_LIMIT, parseInput, parsePathParams, queryObject } from 
 import { errorToResponse } from "@/lib/http/problem";
 import { consumeRateLimit, rateLimitHeaders, type RateLimit, type RateLimitDecision } from "@/lib/http/rate-limit";
 import { readJsonBody, type JsonBody } from "@/lib/http/read-json";
+import { sentryCorsHeaders, sentryPreflightHeaders } from "@/lib/sentry/ingest";
 import { PROJECT_NOT_FOUND, resolveProjectAccess, type ProjectAccess } from "@/lib/auth/access";
 import type { ProjectRole } from "@/lib/auth/roles";
 import { projectParamsSchema } from "@/lib/projects/schemas";
@@ -117,17 +118,18 @@ export function projectRoute<P extends z.ZodType<{ id: string }> = typeof projec
   });
 }
 
-export type KeyContext = { request: Request; requestId: string; key: AuthenticatedKey; body: JsonBody };
+export type KeyContext<B = JsonBody> = { request: Request; requestId: string; key: AuthenticatedKey; body: B };
 
 /**
  * A route for a client application with a project API key (ingestion), in
- * the SPEC's order: key (401) -> rate limit (429) -> content type (415) ->
- * size (413) -> JSON (400) -> the handler. The rate-limit headers ride on
- * every answer to an authenticated request, success or not.
+ * the SPEC's order: key (401) -> rate limit (429) -> the body, read by
+ * `read` (content type 415, size 413, JSON 400) -> the handler. The
+ * rate-limit headers ride on every answer to an authenticated request,
+ * success or not.
  */
-export function apiKeyRoute(
-  options: { bodyLimit: () => number; maxDepth: number; tooDeep?: string; rateLimit: () => RateLimit | null },
-  handler: (ctx: KeyContext) => Promise<Response>,
+export function apiKeyRoute<B = JsonBody>(
+  options: { read: (request: Request) => Promise<B>; rateLimit: () => RateLimit | null },
+  handler: (ctx: KeyContext<B>) => Promise<Response>,
 ): Handler {
   return apiRoute(async (request, { requestId }) => {
     const key = await requireApiKey(request);
@@ -136,7 +138,7 @@ export function apiKeyRoute(
     try {
       decision = await consumeRateLimit(options.rateLimit(), key.keyId);
       if (decision && !decision.allowed) throw errors.rateLimited(decision);
-      const body = await readJsonBody(request, options.bodyLimit(), { maxDepth: options.maxDepth, tooDeep: options.tooDeep });
+      const body = await options.read(request);
       response = await handler({ request, requestId, key, body });
     } catch (error) {
       if (request.signal.aborted) throw error; // the client is gone: apiRoute answers nobody, logs nothing
@@ -147,11 +149,39 @@ export function apiKeyRoute(
   });
 }
 
+/**
+ * The Sentry SDKs' routes (envelope, store): the public key and the body are
+ * the handler's (lib/sentry/ingest.ts), since a tunnel's key is inside the
+ * body; every answer, errors included, carries the CORS headers a page of
+ * another origin needs to read it.
+ */
+export function sentryRoute(handler: (ctx: { request: Request; params: Record<string, string | string[]> }) => Promise<unknown>): Handler {
+  return apiRoute(async (request, { params, requestId }) => {
+    let response: Response;
+    try {
+      response = json(await handler({ request, params }));
+    } catch (error) {
+      if (request.signal.aborted) throw error;
+      response = errorToResponse(error, requestId);
+    }
+    for (const [name, value] of Object.entries(sentryCorsHeaders(request))) response.headers.set(name, value);
+    return response;
+  });
+}
+
+/** A browser's CORS preflight on the Sentry routes. */
+export const sentryPreflight: Handler = apiRoute(async (request) => new Response(null, { status: 204, headers: sentryPreflightHeaders(request) }));
+
 export function json(body: unknown, init: { status?: number; headers?: Record<string, string> } = {}): Response {
   return new Response(JSON.stringify(body), {
     status: init.status ?? 200,
     headers: { "Content-Type": "application/json", "Cache-Control": "no-store", ...(init.headers ?? {}) },
   });
+}
+
+/** 200 with a body already encoded (an OTLP answer in protobuf or JSON). */
+export function encoded(answer: { body: Uint8Array; contentType: string }): Response {
+  return new Response(Buffer.from(answer.body), { status: 200, headers: { "Content-Type": answer.contentType, "Cache-Control": "no-store" } });
 }
 
 /** 201 Created; a replayed idempotent request says so (Idempotent-Replayed: true). */

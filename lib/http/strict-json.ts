@@ -106,6 +106,8 @@ export function parseStrictJson(text: string, { maxDepth, tooDeep = `Nesting is 
     }
     if (c === 125 /* } */ || c === 93 /* ] */) {
       stack.pop();
+      // An empty object leaves a key expected: what follows it in an array is a value.
+      expectKey = false;
       i++;
       continue;
     }

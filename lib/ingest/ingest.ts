@@ -2,7 +2,7 @@ import { newEventId } from "@/lib/events/ids";
 import { fromSettings, settings } from "@/lib/config/settings";
 import { errors, type FieldProblem } from "@/lib/http/errors";
 import { zodProblems } from "@/lib/http/input";
-import type { JsonBody } from "@/lib/http/read-json";
+import { readJsonBody, type JsonBody } from "@/lib/http/read-json";
 import { createRateLimit } from "@/lib/http/rate-limit";
 import type { AuthenticatedKey } from "@/lib/keys/service";
 import { writeEvents, type NewEvent } from "@/lib/ingest/writer";
@@ -26,8 +26,10 @@ export const ingestRateLimit = fromSettings((s) =>
 
 /** How the two ingestion endpoints read their bodies: size limits, and nesting (a context may nest 32 levels). */
 export const ingestBody = {
-  single: { bodyLimit: () => settings().ingest.maxBodyBytes, maxDepth: MAX_EVENT_BODY_DEPTH, tooDeep: TOO_DEEP },
-  batch: { bodyLimit: () => settings().ingest.maxBatchBodyBytes, maxDepth: MAX_BATCH_BODY_DEPTH, tooDeep: TOO_DEEP },
+  single: (request: Request) =>
+    readJsonBody(request, settings().ingest.maxBodyBytes, { maxDepth: MAX_EVENT_BODY_DEPTH, tooDeep: TOO_DEEP, maxDecodedBytes: settings().ingest.maxDecodedBodyBytes }),
+  batch: (request: Request) =>
+    readJsonBody(request, settings().ingest.maxBatchBodyBytes, { maxDepth: MAX_BATCH_BODY_DEPTH, tooDeep: TOO_DEEP, maxDecodedBytes: settings().ingest.maxBatchDecodedBodyBytes }),
 };
 
 /** Body of POST /api/events -> one valid event, or 400 listing every problem (reading the body's first). */
@@ -122,4 +124,14 @@ async function store<T extends object>(rows: NewEvent[], body: T, idempotencyKey
   const outcome = await writeEvents({ rows, ...(idempotencyKey ? { idempotency: { key: idempotencyKey, response: body } } : {}) });
   if (outcome.replayed) return { body: outcome.response as T, replayed: true };
   return { body, replayed: false };
+}
+
+/**
+ * Stores events another protocol made (a Sentry envelope, an OTLP request)
+ * for the key's project in one statement, all or nothing. With `claim`, a
+ * retry of the same request within 24 hours gets `answer` again and stores
+ * nothing (the Sentry routes claim the envelope's event_id).
+ */
+export async function ingestMappedEvents<T extends object>(key: AuthenticatedKey, events: ValidEvent[], answer: T, claim?: string): Promise<IngestResult<T>> {
+  return store(toRows(key, events), answer, claim);
 }

@@ -14,7 +14,10 @@ export type AuthenticatedKey = { keyId: string; projectId: string };
 /** Secret keys (`tlt_…`) for every ingest route; public keys (a DSN's) for the Sentry routes only. */
 export type KeyKind = "secret" | "public";
 
-type CacheEntry = { keyId: string; projectId: string; kind: KeyKind };
+/** A public key's project as the Sentry routes need it: its DSN number and the origins allowed to send. */
+export type PublicKeyProject = AuthenticatedKey & { projectNumber: number; allowedOrigins: string[] };
+
+type CacheEntry = { keyId: string; projectId: string; kind: KeyKind; projectNumber?: number; allowedOrigins?: string[] };
 
 // Key lookups are cached briefly so ingestion does not read the database on
 // every request. Rotation deletes the entry here at once, and with REDIS_URL
@@ -80,25 +83,39 @@ async function announceKeyChange(change: KeyChange): Promise<void> {
  * checksum is right reach the database.
  */
 export async function authenticateApiKey(key: string, clientAddress = "unknown", kind: KeyKind = "secret"): Promise<AuthenticatedKey> {
+  const entry = await lookUpKey(key, clientAddress, kind);
+  return { keyId: entry.keyId, projectId: entry.projectId };
+}
+
+/** A DSN's public key -> its project, number and allowed origins; refused as any unknown key is. */
+export async function authenticatePublicKey(key: string, clientAddress = "unknown"): Promise<PublicKeyProject> {
+  const entry = await lookUpKey(key, clientAddress, "public");
+  return { keyId: entry.keyId, projectId: entry.projectId, projectNumber: entry.projectNumber!, allowedOrigins: entry.allowedOrigins ?? ["*"] };
+}
+
+async function lookUpKey(key: string, clientAddress: string, kind: KeyKind): Promise<CacheEntry> {
   listenForKeyChanges();
   // The cache first: it holds only keys the database knew, so a hit needs no
   // shape or checksum check (that check, per request, cost more than the hash).
   const hash = key.length === (kind === "secret" ? KEY_LENGTH : PUBLIC_KEY_LENGTH) ? sha256Hex(key) : null;
   const cached = hash ? keyCache().get(hash) : undefined;
-  if (cached && cached.kind === kind) return { keyId: cached.keyId, projectId: cached.projectId };
+  if (cached && cached.kind === kind) return cached;
 
   const gate = await peekRateLimit(failures(), clientAddress);
   if (gate && !gate.allowed) throw errors.rateLimited(gate);
   const wellFormed = kind === "secret" ? isWellFormedApiKey(key) : isWellFormedPublicKey(key);
   if (!hash || !wellFormed || unknownKeys.has(hash)) return refuse(clientAddress);
-  const row = await prisma.apiKey.findUnique({ where: { hash }, select: { id: true, projectId: true, revokedAt: true, kind: true } });
+  const row = await prisma.apiKey.findUnique({
+    where: { hash },
+    select: { id: true, projectId: true, revokedAt: true, kind: true, project: { select: { number: true, allowedOrigins: true } } },
+  });
   if (!row || row.revokedAt !== null || row.kind !== kind) {
     unknownKeys.set(hash, true);
     return refuse(clientAddress);
   }
-  const entry = { keyId: row.id, projectId: row.projectId, kind };
+  const entry: CacheEntry = { keyId: row.id, projectId: row.projectId, kind, projectNumber: row.project.number, allowedOrigins: row.project.allowedOrigins };
   keyCache().set(hash, entry);
-  return { keyId: entry.keyId, projectId: entry.projectId };
+  return entry;
 }
 
 async function refuse(clientAddress: string): Promise<never> {

@@ -95,7 +95,7 @@ export default async function globalSetup(config: FullConfig): Promise<() => Pro
     // The summary panel must use the built-in digest: no model provider in tests.
     const env = { ...process.env };
     for (const name of ["OPENAI_API_KEY", "OPENAI_BASE_URL", "AI_MODEL"]) delete env[name];
-    // What `npm start` runs (scripts/start.ts): it checks the secrets and the
+    // What `npm start` runs (ops/start.ts): it checks the secrets and the
     // migrations, then runs `next start` on PORT.
     // Also handed to the specs (E2E_SERVER_ENV): summary.spec.ts starts a second server on the same database, with a model.
     const serverEnv: Record<string, string> = {
@@ -119,7 +119,7 @@ export default async function globalSetup(config: FullConfig): Promise<() => Pro
       SIGNIN_RATE_LIMIT_PER_IP: "1000",
     };
     process.env.E2E_SERVER_ENV = JSON.stringify(serverEnv);
-    server = spawn(bin("tsx"), ["scripts/start.ts"], { cwd: ROOT, stdio: ["ignore", log, log], env: { ...env, ...serverEnv } });
+    server = spawn(bin("tsx"), ["ops/start.ts"], { cwd: ROOT, stdio: ["ignore", log, log], env: { ...env, ...serverEnv } });
     await waitForHttp(`${baseURL}/api/health/ready`, server, 60_000);
     process.env.E2E_SERVER_LOG = path.join(work, "server.log");
   } catch (error) {

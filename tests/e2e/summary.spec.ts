@@ -17,7 +17,7 @@ let server: ChildProcess | undefined;
 test.beforeAll(async () => {
   fake = await startFakeOpenAI();
   const base = JSON.parse(process.env.E2E_SERVER_ENV ?? "{}") as Record<string, string>;
-  server = spawn(path.join(ROOT, "node_modules", ".bin", "tsx"), ["scripts/start.ts"], {
+  server = spawn(path.join(ROOT, "node_modules", ".bin", "tsx"), ["ops/start.ts"], {
     cwd: ROOT,
     stdio: "ignore",
     env: { ...process.env, ...base, PORT: String(MODEL_PORT), AUTH_URL: MODEL_ORIGIN, OPENAI_BASE_URL: fake.baseURL, AI_MODEL: "fake-e2e", AI_MAX_RETRIES: "0", AI_TIMEOUT_MS: "60000" },

@@ -21,7 +21,7 @@
  *
  * The listening port never changes, so a client configured once keeps
  * working across stalls, cuts and refusals. Used by the chaos run
- * (scripts/chaos/run.ts) and by integration tests of database deadlines.
+ * (harness/chaos/run.ts) and by integration tests of database deadlines.
  */
 import net from "node:net";
 

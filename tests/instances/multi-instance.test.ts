@@ -30,10 +30,10 @@ const INVITATIONS_PER_HOUR = 4;
 type Instance = { base: string; child: ChildProcess };
 
 
-/** `npm start` as an operator runs it (scripts/start.ts: checks, then `next start`), in a process group of its own. */
+/** `npm start` as an operator runs it (ops/start.ts: checks, then `next start`), in a process group of its own. */
 async function startInstance(env: NodeJS.ProcessEnv): Promise<Instance> {
   const port = await freePort();
-  const child = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts"], { cwd: ROOT, env: { ...env, PORT: String(port) }, stdio: ["ignore", "ignore", "inherit"], detached: true });
+  const child = spawn(process.execPath, ["--import", "tsx", "ops/start.ts"], { cwd: ROOT, env: { ...env, PORT: String(port) }, stdio: ["ignore", "ignore", "inherit"], detached: true });
   const base = `http://127.0.0.1:${port}`;
   await vi.waitFor(
     async () => {

@@ -11,7 +11,7 @@ const run = promisify(execFile);
 describe("npm run telltale -- project create", () => {
   it("prints exactly one line of JSON {id, name, apiKey} and the key works", async () => {
     const owner = `cli-${Date.now()}-${process.pid}@example.test`;
-    const { stdout } = await run("npm", ["run", "telltale", "--", "project", "create", "--name", "CLI demo", "--owner", owner, "--json"], {
+    const { stdout } = await run("npm", ["run", "--silent", "telltale", "--", "project", "create", "--name", "CLI demo", "--owner", owner, "--json"], {
       env: process.env,
       timeout: 60_000,
     });

@@ -52,7 +52,7 @@ function runMigrateScript(url: string): Promise<{ code: number | null; out: stri
   return new Promise((resolve) => {
     // A fresh database reached directly: no DIRECT_URL of the run's pooler.
     const { DIRECT_URL: _direct, ...env } = process.env;
-    const child = spawn(process.execPath, ["--import", "tsx", "scripts/db-migrate.ts"], { cwd: ROOT, env: { ...env, DATABASE_URL: url } });
+    const child = spawn(process.execPath, ["--import", "tsx", "ops/db-migrate.ts"], { cwd: ROOT, env: { ...env, DATABASE_URL: url } });
     let out = "";
     child.stdout.on("data", (d) => (out += d));
     child.stderr.on("data", (d) => (out += d));

@@ -1,4 +1,4 @@
-import { seededRandom } from "@/scripts/bench/random";
+import { seededRandom } from "@/harness/bench/random";
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { issueGroupingKey, looksGenerated, MAX_TEMPLATE_CHARS, messageTemplate } from "@/lib/issues/template";

@@ -14,7 +14,15 @@ describe("settings", () => {
     const defaults = parsed({});
     const blank = parsed(Object.fromEntries(Object.keys(SETTING_SPECS).map((name) => [name, "  "])));
     expect(blank).toEqual(defaults);
-    expect(defaults.ingest).toEqual({ ratePerSecond: 1000, maxBodyBytes: 262_144, maxBatchBodyBytes: 1_048_576, maxConcurrentWrites: 4 });
+    expect(defaults.ingest).toEqual({
+      ratePerSecond: 1000,
+      maxBodyBytes: 262_144,
+      maxBatchBodyBytes: 1_048_576,
+      maxDecodedBodyBytes: 1_048_576,
+      maxBatchDecodedBodyBytes: 20_971_520,
+      maxConcurrentWrites: 4,
+    });
+    expect(defaults.sentry).toEqual({ maxBodyBytes: 20_971_520, maxDecodedBodyBytes: 20_971_520 });
     expect(defaults.signIn).toEqual({ perEmail: 5, perIp: 20, windowSeconds: 900 });
     expect(defaults.ai).toEqual({
       apiKey: undefined,

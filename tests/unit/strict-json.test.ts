@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { parseEventBody } from "@/lib/ingest/ingest";
 import { MAX_EVENT_BODY_DEPTH } from "@/lib/events/schema";
 import { AppError } from "@/lib/http/errors";
-import { isExactNumber, NUMBER_MESSAGE, parseStrictJson } from "@/lib/http/strict-json";
+import { DUPLICATE_KEY_MESSAGE, isExactNumber, NUMBER_MESSAGE, parseStrictJson } from "@/lib/http/strict-json";
 
 const strict = (text: string, maxDepth = 64) => parseStrictJson(text, { maxDepth });
 
@@ -62,6 +62,13 @@ describe("parseStrictJson", () => {
     expect(result.value).toBeUndefined();
     expect(result.problems).toHaveLength(1);
     expect(strict("[".repeat(33) + "]".repeat(33), 33).problems).toEqual([]);
+  });
+
+  it("reads a string after an empty object in an array as a value (it was refused as invalid JSON)", () => {
+    for (const text of ['{"a":[{},"x"]}', '[[{}],"x",{"k":1}]', '{"a":[{}, "x"],"a2":{"b":{}},"c":"d"}']) {
+      expect(parseStrictJson(text, { maxDepth: 33 })).toEqual({ value: JSON.parse(text), problems: [] });
+    }
+    expect(parseStrictJson('{"a":[{},"x"],"a":1}', { maxDepth: 33 }).problems).toEqual([{ path: "a", message: DUPLICATE_KEY_MESSAGE }]);
   });
 
   it("throws SyntaxError for invalid JSON (the route answers invalid_json)", () => {

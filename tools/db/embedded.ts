@@ -346,9 +346,9 @@ export async function startEmbeddedPostgres(options: StartOptions = {}): Promise
   }
 }
 
-// initdb takes 3 to 7 s; loading a dump of a blank database under 1 s. Made
-// once per process (about 40 MB), for new data folders, the shadow databases
-// of migration diffs, and tests.
+// initdb is slow and loading a dump of a blank database is quick: the dump is
+// made once per process, for new data folders, the shadow databases of
+// migration diffs, and tests.
 let template: Promise<Blob> | undefined;
 function blankTemplate(): Promise<Blob> {
   template ??= (async () => {

@@ -5,7 +5,7 @@ import { apiKeyRoute, created, otherMethods } from "@/lib/edge/route";
 export const dynamic = "force-dynamic";
 
 /** POST /api/events: one event, authenticated by the project's API key. */
-export const POST = apiKeyRoute({ ...ingestBody.single, rateLimit: ingestRateLimit }, async ({ request, key, body }) =>
+export const POST = apiKeyRoute({ read: ingestBody.single, rateLimit: ingestRateLimit }, async ({ request, key, body }) =>
   created(await ingestEvent(key, parseEventBody(body), { idempotencyKey: idempotencyKeyOf(request) })),
 );
 

@@ -5,7 +5,7 @@ import { apiKeyRoute, created, otherMethods } from "@/lib/edge/route";
 export const dynamic = "force-dynamic";
 
 /** POST /api/events/batch: 1 to 1,000 events, all or nothing. */
-export const POST = apiKeyRoute({ ...ingestBody.batch, rateLimit: ingestRateLimit }, async ({ request, key, body }) =>
+export const POST = apiKeyRoute({ read: ingestBody.batch, rateLimit: ingestRateLimit }, async ({ request, key, body }) =>
   created(await ingestEventBatch(key, parseEventBatchBody(body), { idempotencyKey: idempotencyKeyOf(request) })),
 );
 

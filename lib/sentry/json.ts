@@ -1,0 +1,85 @@
+import { isExactNumber } from "@/lib/http/strict-json";
+
+/**
+ * JSON from Sentry SDKs, parsed without losing anything silently: a number
+ * that a double would alter (an integer beyond 2^53 such as a 64-bit id,
+ * 1e400, more digits than a double keeps), or that is an integer beyond
+ * 2^53 at all (1e20), comes back as a string of its exact digits, where
+ * JSON.parse would round it. Unlike the native API,
+ * which refuses such numbers (its client can resend them as strings), an
+ * SDK's payload is not ours to refuse for a detail it cannot change.
+ * A key given twice keeps its last value, as in every JSON parser SDKs use.
+ * Throws SyntaxError for text that is not JSON.
+ */
+export function parseSdkJson(text: string): unknown {
+  const inexact = findInexactNumbers(text);
+  if (inexact.length === 0) return JSON.parse(text);
+  let quoted = "";
+  let from = 0;
+  for (const [start, end] of inexact) {
+    quoted += text.slice(from, start) + '"' + text.slice(start, end) + '"';
+    from = end;
+  }
+  return JSON.parse(quoted + text.slice(from));
+}
+
+/**
+ * Exact as a double, and not an integer past 2^53 however it is written
+ * (1e20, 1152921504606846976.0): written out again it would be a plain
+ * integer that other languages read as a 64-bit one, which the native API
+ * refuses for the same reason.
+ */
+function storableNumber(token: string): boolean {
+  if (!isExactNumber(token)) return false;
+  const n = Number(token);
+  return !Number.isInteger(n) || Number.isSafeInteger(n);
+}
+
+const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
+/**
+ * [start, end) of every number token outside strings that a double cannot
+ * hold exactly. One pass; strings are skipped with indexOf, so the cost is
+ * about that of JSON.parse. Invalid JSON is left for JSON.parse to judge.
+ */
+function findInexactNumbers(text: string): Array<[number, number]> {
+  const found: Array<[number, number]> = [];
+  const n = text.length;
+  for (let i = 0; i < n; ) {
+    const c = text.charCodeAt(i);
+    if (c === 34 /* " */) {
+      let end = i + 1;
+      for (;;) {
+        end = text.indexOf('"', end);
+        if (end < 0) return found; // unterminated: JSON.parse says so
+        let backslashes = 0;
+        for (let j = end - 1; j > i && text.charCodeAt(j) === 92; j--) backslashes++;
+        if (backslashes % 2 === 0) break;
+        end++;
+      }
+      i = end + 1;
+      continue;
+    }
+    if (c === 45 /* - */ || (c >= 48 && c <= 57)) {
+      const start = i++;
+      let plainInteger = true;
+      while (i < n) {
+        const d = text.charCodeAt(i);
+        if ((d >= 48 && d <= 57) || d === 43 || d === 45) i++;
+        else if (d === 46 || d === 101 || d === 69) {
+          plainInteger = false;
+          i++;
+        } else break;
+      }
+      // Short plain integers are always exact: the common case costs nothing more.
+      if (i - start > 15 || !plainInteger) {
+        const token = text.slice(start, i);
+        // Only a well-formed number is quoted: quoting "1-2" would make invalid JSON valid.
+        if (JSON_NUMBER.test(token) && !storableNumber(token)) found.push([start, i]);
+      }
+      continue;
+    }
+    i++;
+  }
+  return found;
+}
