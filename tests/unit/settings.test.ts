@@ -34,6 +34,7 @@ describe("settings", () => {
       promptBudgetChars: 24_000,
       cacheTtlMs: 60_000,
       rateLimitPerMinute: 10,
+      scrub: true,
     });
     expect(defaults.mail).toEqual({ server: undefined, from: "Telltale <no-reply@localhost>" });
     expect(defaults.production).toBe(false);
