@@ -35,6 +35,15 @@ export function databaseUrl(): string {
  * transaction, for the next request to write into.)
  */
 class DeadlineClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    // A connection lost while the client is checked out (a Kysely
+    // transaction between statements) emits 'error' with nobody listening,
+    // which would crash the process; the next query on it fails instead,
+    // and the pool replaces it.
+    this.on("error", () => {});
+  }
+
   // @ts-expect-error pg's overloads: every form is passed through unchanged.
   override query(config: unknown, values?: unknown, callback?: unknown): unknown {
     const close = (error: unknown) => {
