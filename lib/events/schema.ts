@@ -117,7 +117,7 @@ export const eventBatchSchema = z.strictObject(
       .min(1, "Must contain at least one event.")
       .max(MAX_BATCH_EVENTS, `Must contain at most ${MAX_BATCH_EVENTS} events.`),
   },
-  { error: (i) => (i.code === "unrecognized_keys" ? undefined : 'Must be a JSON object of the form {"events": [...]}.') },
+  { error: (i) => (i.code === "unrecognized_keys" ? undefined : 'Must be {"events": [...]}, a JSON array of events, or NDJSON (one event per line).') },
 );
 
 /** Who was affected (Sentry's `user`): at least one field. */

@@ -9,6 +9,12 @@ export function isJsonContentType(value: string | null): boolean {
   return type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"));
 }
 
+/** True for newline-delimited JSON: application/x-ndjson, application/jsonl and the like. */
+export function isNdjsonContentType(value: string | null): boolean {
+  const type = value?.split(";")[0]!.trim().toLowerCase();
+  return type === "application/x-ndjson" || type === "application/ndjson" || type === "application/jsonl" || type === "application/x-jsonlines" || type === "application/jsonlines";
+}
+
 /** A parsed body, and what strict parsing found wrong in it (validation problems, with paths). */
 export type JsonBody = { value: unknown; problems: FieldProblem[] };
 
@@ -38,6 +44,38 @@ export async function readJsonBody(
     const reason = error instanceof SyntaxError ? ` ${error.message}` : "";
     throw errors.invalidJson(`The request body is not valid JSON.${reason}`);
   }
+}
+
+/**
+ * A newline-delimited JSON body (one value per line; blank lines skipped),
+ * read and limited as readJsonBody reads JSON: its value is the array of
+ * the lines' values, and each line's problems have its index as their path's
+ * first part (`3.context.n`). A line that is not JSON is invalid_json naming it.
+ */
+export async function readNdjsonBody(
+  request: Request,
+  limitBytes: number,
+  { maxDepth = DEFAULT_MAX_BODY_DEPTH, tooDeep, maxDecodedBytes = limitBytes }: { maxDepth?: number; tooDeep?: string; maxDecodedBytes?: number } = {},
+): Promise<JsonBody> {
+  if (!isNdjsonContentType(request.headers.get("content-type"))) throw errors.unsupportedMediaType();
+  const text = decodeUtf8(await readRequestBody(request, { maxBytes: limitBytes, maxDecodedBytes }));
+  const values: unknown[] = [];
+  const problems: FieldProblem[] = [];
+  text.split("\n").forEach((line, lineIndex) => {
+    if (line.trim() === "") return;
+    const index = values.length;
+    let parsed;
+    try {
+      parsed = parseStrictJson(line, { maxDepth, tooDeep });
+    } catch (error) {
+      const reason = error instanceof SyntaxError ? ` ${error.message}` : "";
+      throw errors.invalidJson(`Line ${lineIndex + 1} of the request body is not valid JSON.${reason}`);
+    }
+    values.push(parsed.value);
+    for (const p of parsed.problems) problems.push({ path: p.path ? `${index}.${p.path}` : String(index), message: p.message });
+  });
+  if (values.length === 0) throw errors.invalidJson("The request body is empty; send one JSON value per line.");
+  return { value: values, problems };
 }
 
 function decodeUtf8(bytes: Uint8Array): string {

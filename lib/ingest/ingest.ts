@@ -1,8 +1,8 @@
 import { newEventId } from "@/lib/events/ids";
 import { fromSettings, settings } from "@/lib/config/settings";
-import { errors, type FieldProblem } from "@/lib/http/errors";
+import { AppError, errors, type FieldProblem } from "@/lib/http/errors";
 import { zodProblems } from "@/lib/http/input";
-import { readJsonBody, type JsonBody } from "@/lib/http/read-json";
+import { isJsonContentType, isNdjsonContentType, readJsonBody, readNdjsonBody, type JsonBody } from "@/lib/http/read-json";
 import { createRateLimit } from "@/lib/http/rate-limit";
 import type { AuthenticatedKey } from "@/lib/keys/service";
 import { writeEvents, type NewEvent } from "@/lib/ingest/writer";
@@ -28,8 +28,15 @@ export const ingestRateLimit = fromSettings((s) =>
 export const ingestBody = {
   single: (request: Request) =>
     readJsonBody(request, settings().ingest.maxBodyBytes, { maxDepth: MAX_EVENT_BODY_DEPTH, tooDeep: TOO_DEEP, maxDecodedBytes: settings().ingest.maxDecodedBodyBytes }),
-  batch: (request: Request) =>
-    readJsonBody(request, settings().ingest.maxBatchBodyBytes, { maxDepth: MAX_BATCH_BODY_DEPTH, tooDeep: TOO_DEEP, maxDecodedBytes: settings().ingest.maxBatchDecodedBodyBytes }),
+  /** `{"events": [...]}`, a bare array of events, or NDJSON (one event per line). */
+  batch: (request: Request) => {
+    const type = request.headers.get("content-type");
+    if (!isJsonContentType(type) && !isNdjsonContentType(type)) {
+      throw new AppError(415, "unsupported_media_type", "Send the batch as JSON (Content-Type: application/json) or NDJSON (Content-Type: application/x-ndjson).");
+    }
+    const read = isNdjsonContentType(type) ? readNdjsonBody : readJsonBody;
+    return read(request, settings().ingest.maxBatchBodyBytes, { maxDepth: MAX_BATCH_BODY_DEPTH, tooDeep: TOO_DEEP, maxDecodedBytes: settings().ingest.maxBatchDecodedBodyBytes });
+  },
 };
 
 /** Body of POST /api/events -> one valid event, or 400 listing every problem (reading the body's first). */
@@ -40,8 +47,13 @@ export function parseEventBody(body: JsonBody): ValidEvent {
   return event;
 }
 
-/** Body of POST /api/events/batch -> valid events (all or nothing). */
+/**
+ * Body of POST /api/events/batch -> valid events (all or nothing). A bare
+ * array (or NDJSON's lines) is read as `{"events": [...]}`, so problems are
+ * named the same way whatever the form (`events.3.level`).
+ */
 export function parseEventBatchBody(body: JsonBody): ValidEvent[] {
+  if (Array.isArray(body.value)) body = { value: { events: body.value }, problems: body.problems.map((p) => ({ path: `events.${p.path}`, message: p.message })) };
   const envelope = eventBatchSchema.safeParse(body.value);
   const problems: FieldProblem[] = [...body.problems, ...(envelope.success ? [] : zodProblems(envelope.error.issues))];
   const items = (body.value as { events?: unknown } | null)?.events;

@@ -203,7 +203,9 @@ describe("batch validation", () => {
   it("rejects an empty, oversized or malformed envelope", () => {
     expect(problemsOf(() => parseEventBatchBody({ events: [] }))[0]!.path).toBe("events");
     expect(problemsOf(() => parseEventBatchBody({ events: Array(1001).fill(valid) }))[0]!.path).toBe("events");
-    expect(problemsOf(() => parseEventBatchBody([valid]))[0]!.message).toMatch(/events/);
+    expect(problemsOf(() => parseEventBatchBody("events"))[0]!.message).toMatch(/"events"/);
+    // A bare array is a batch too (log shippers send one).
+    expect(parseEventBatchBody([valid, valid])).toHaveLength(2);
     expect(problemsOf(() => parseEventBatchBody({ events: [valid], more: 1 }))).toEqual([{ path: "more", message: "Unknown field." }]);
   });
 
