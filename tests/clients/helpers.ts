@@ -82,7 +82,7 @@ export function byMessage(events: StoredEvent[], message: string): StoredEvent {
  */
 export function userEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const keep = ["PATH", "HOME", "LANG", "TMPDIR", "TERM", "USER", "NODE_EXTRA_CA_CERTS"];
-  const env: NodeJS.ProcessEnv = {};
+  const env = {} as NodeJS.ProcessEnv;
   for (const name of keep) if (process.env[name] !== undefined) env[name] = process.env[name];
   return { ...env, ...extra };
 }
