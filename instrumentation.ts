@@ -8,7 +8,8 @@ export async function register(): Promise<void> {
   installHttpGuard();
   const { checkSettingsAtStart } = await import("@/lib/config/startup");
   checkSettingsAtStart();
-  // Alert retries, spikes and what a stopped process left, every 30 s (off with ALERTS_CRON_ONLY).
-  const { startAlertSweep } = await import("@/lib/alerts/background");
-  startAlertSweep();
+  // The schedule of background work (lib/jobs/schedule.ts): alert delivery,
+  // spike checks, retention, pruning; each job once per interval among all instances.
+  const { startSchedule } = await import("@/lib/jobs/runner");
+  startSchedule();
 }

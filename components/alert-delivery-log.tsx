@@ -8,6 +8,7 @@ const KIND_WORDS: Record<AlertDeliveryKind, string> = {
   spike: "Spike",
   digest: "Digest",
   test: "Test",
+  webhook_paused: "Webhook paused",
 };
 
 const pill = "inline-flex shrink-0 items-center rounded-full px-2 py-0.5 text-[11px] font-semibold";
@@ -19,10 +20,15 @@ const STATUS_STYLES: Record<AlertDeliveryStatus, string> = {
   suppressed: "bg-zinc-200 text-zinc-600 dark:bg-zinc-800 dark:text-zinc-400",
   digested: "bg-zinc-200 text-zinc-600 dark:bg-zinc-800 dark:text-zinc-400",
   cancelled: "bg-zinc-200 text-zinc-600 dark:bg-zinc-800 dark:text-zinc-400",
+  logged: "bg-sky-100 text-sky-800 dark:bg-sky-500/15 dark:text-sky-300",
 };
+
+// Development without EMAIL_SERVER: the mail is in the server's log, which is not a failure.
+const STATUS_WORDS: Partial<Record<AlertDeliveryStatus, string>> = { logged: "logged (development)" };
 
 function summary(d: AlertDeliveryView): string {
   if (d.kind === "digest") return `${Number(d.detail?.total ?? 0)} notifications in one`;
+  if (d.kind === "webhook_paused" && d.detail) return `after ${Number(d.detail.failures ?? 0)} failed attempts in a row`;
   if (d.kind === "spike" && d.detail) return `${Number(d.detail.observed ?? 0).toLocaleString("en-US")} events in ${Number(d.detail.minutes ?? 0)} min${d.issue ? "" : " (project)"}`;
   return "";
 }
@@ -34,7 +40,7 @@ export function AlertDeliveryLog({ projectId, deliveries, renderedAt }: { projec
     <ul aria-label="Alert deliveries" className="divide-y divide-zinc-200 dark:divide-zinc-800">
       {deliveries.map((d) => (
         <li key={d.id} className="flex flex-wrap items-start gap-x-3 gap-y-1 py-2.5 text-sm">
-          <span className={`${pill} ${STATUS_STYLES[d.status]}`}>{d.status}</span>
+          <span className={`${pill} ${STATUS_STYLES[d.status]}`}>{STATUS_WORDS[d.status] ?? d.status}</span>
           <div className="min-w-0 flex-1 basis-64">
             <p className="truncate">
               <span className="font-medium">{KIND_WORDS[d.kind]}</span>

@@ -1,6 +1,7 @@
 import type { FormAction } from "@/components/action-state";
 import { ActionButton } from "@/components/action-button";
 import { ConfirmDialog } from "@/components/confirm-dialog";
+import { LocalTime } from "@/components/local-time";
 import type { AlertRuleView } from "@/lib/alerts/rules";
 
 const LEVEL_WORDS = { error: "errors", warn: "warnings and errors", info: "any level" } as const;
@@ -23,22 +24,26 @@ function describeChannel(rule: AlertRuleView, people: Map<string, string>): stri
   return `${format} webhook: ${rule.channel.url}`;
 }
 
-/** The project's alert rules; owners get "Send test" and "Delete" on each. */
+/** The project's alert rules; owners get "Send test" and "Delete" on each, and "Resume" on a paused webhook. */
 export function AlertRuleList({
   projectId,
   rules,
   people,
   isOwner,
+  renderedAt,
   sendTestAction,
   deleteAction,
+  resumeAction,
 }: {
   projectId: string;
   rules: AlertRuleView[];
   /** userId -> what to call them (name or email). */
   people: Map<string, string>;
   isOwner: boolean;
+  renderedAt: number;
   sendTestAction: FormAction;
   deleteAction: FormAction;
+  resumeAction: FormAction;
 }) {
   if (rules.length === 0) return <p className="text-sm text-zinc-500 dark:text-zinc-400">No rules: nobody is told about new issues.</p>;
   return (
@@ -50,9 +55,16 @@ export function AlertRuleList({
             <div className="min-w-0 flex-1 basis-64">
               <p className="text-sm font-medium">{what}</p>
               <p className="truncate text-xs text-zinc-500 dark:text-zinc-400">{describeChannel(rule, people)}</p>
+              {rule.paused && (
+                <p role="status" className="mt-1 text-xs text-red-700 dark:text-red-400">
+                  <span className="font-semibold">Paused</span> <LocalTime iso={rule.paused.at} format="relative" renderedAt={renderedAt} />: this webhook kept failing
+                  {rule.paused.reason ? ` (${rule.paused.reason})` : ""}. Nothing is sent to it until an owner resumes it.
+                </p>
+              )}
             </div>
             {isOwner && (
               <div className="flex flex-wrap items-center gap-2">
+                {rule.paused && <ActionButton action={resumeAction} fields={{ projectId, ruleId: rule.id }} label="Resume" ariaLabel={`Resume: ${what}`} />}
                 <ActionButton action={sendTestAction} fields={{ projectId, ruleId: rule.id }} label="Send test" ariaLabel={`Send a test: ${what}`} variant="secondary" />
                 <ConfirmDialog
                   triggerLabel="Delete"

@@ -30,6 +30,7 @@ export function AlertSettings({
     create: (previous: AlertRuleFormState, formData: FormData) => Promise<AlertRuleFormState>;
     sendTest: FormAction;
     remove: FormAction;
+    resume: FormAction;
   };
 }) {
   const people = new Map(members.map((m) => [m.userId, m.name ?? m.email]));
@@ -43,7 +44,16 @@ export function AlertSettings({
           Who is told about new issues, regressions and spikes, by email or webhook.{" "}
           {isOwner ? "Webhooks are signed (X-Telltale-Signature)." : "Owners can change these rules."}
         </p>
-        <AlertRuleList projectId={projectId} rules={rules} people={people} isOwner={isOwner} sendTestAction={actions.sendTest} deleteAction={actions.remove} />
+        <AlertRuleList
+          projectId={projectId}
+          rules={rules}
+          people={people}
+          isOwner={isOwner}
+          renderedAt={renderedAt}
+          sendTestAction={actions.sendTest}
+          deleteAction={actions.remove}
+          resumeAction={actions.resume}
+        />
         {isOwner && (
           <>
             <h3 className="mt-6 mb-2 text-sm font-semibold">Add a rule</h3>

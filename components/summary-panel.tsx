@@ -15,8 +15,10 @@ const LIMITS = [50, 100, 500] as const;
 type Summary = {
   text: string;
   source: string;
-  /** "ai_unavailable" or "ai_rate_limited" when a configured model did not write it. */
+  /** "ai_unavailable", "ai_rate_limited" or "ai_inconsistent" when a configured model did not write it. */
   fallback: string | null;
+  /** The built-in digest, shown while the model writes its answer (which replaces it). */
+  waitingForModel: boolean;
   eventCount: number;
   examined: number;
   cached: boolean;
@@ -31,11 +33,24 @@ type State =
   | { status: "done"; summary: Summary }
   | { status: "error"; failure: Failure };
 
+/** One line of GET /api/ai/summarize/stream. */
+type StreamLine = {
+  kind: "digest" | "final";
+  summary: string;
+  source: string;
+  fallback?: string;
+  eventCount: number;
+  examined: number;
+  cached: boolean;
+};
+
 /**
- * Asks GET /api/ai/summarize for a summary of recent events (all the user's
- * projects, or `projectId`) and shows it as plain text: the answer is never
- * interpreted as HTML. Runs on demand, not on page load, so that viewing a
- * page never costs a model call.
+ * Asks GET /api/ai/summarize/stream for a summary of recent events (all the
+ * user's projects, or `projectId`): the built-in digest shows as soon as the
+ * facts are read, and the model's checked answer replaces it when it
+ * arrives, so nobody waits on a spinner for the model. The answer is
+ * rendered as safe Markdown, never as HTML. Runs on demand, not on page
+ * load, so that viewing a page never costs a model call.
  */
 export function SummaryPanel({ projectId, className = "" }: { projectId?: string; className?: string }) {
   const [windowSeconds, setWindowSeconds] = useState<number>(86_400);
@@ -59,30 +74,35 @@ export function SummaryPanel({ projectId, className = "" }: { projectId?: string
     if (projectId) params.set("projectId", projectId);
 
     try {
-      const response = await fetch(`/api/ai/summarize?${params}`, {
+      const response = await fetch(`/api/ai/summarize/stream?${params}`, {
         credentials: "same-origin",
-        headers: { Accept: "application/json" },
+        headers: { Accept: "application/x-ndjson" },
         cache: "no-store",
         signal: controller.signal,
       });
-      if (!response.ok) {
+      if (!response.ok || !response.body) {
         setState({ status: "error", failure: await readFailure(response) });
         return;
       }
-      const body = (await response.json()) as { summary?: unknown };
-      if (typeof body.summary !== "string") throw new Error("unexpected answer");
-      setState({
-        status: "done",
-        summary: {
-          text: body.summary,
-          source: response.headers.get("X-Summary-Source") ?? "",
-          fallback: response.headers.get("X-Summary-Fallback"),
-          eventCount: Number(response.headers.get("X-Summary-Events") ?? 0),
-          examined: Number(response.headers.get("X-Summary-Examined") ?? 0),
-          cached: response.headers.get("X-Summary-Cache") === "hit",
-          at: new Date(),
-        },
-      });
+      let final = false;
+      for await (const line of ndjsonLines(response.body)) {
+        if (typeof line.summary !== "string") throw new Error("unexpected answer");
+        final = line.kind === "final";
+        setState({
+          status: "done",
+          summary: {
+            text: line.summary,
+            source: line.source,
+            fallback: line.fallback ?? null,
+            waitingForModel: !final,
+            eventCount: line.eventCount,
+            examined: line.examined,
+            cached: line.cached,
+            at: new Date(),
+          },
+        });
+      }
+      if (!final) throw new Error("the answer ended early");
     } catch (error) {
       if (controller.signal.aborted) return;
       setState({
@@ -97,7 +117,7 @@ export function SummaryPanel({ projectId, className = "" }: { projectId?: string
     }
   }
 
-  const loading = state.status === "loading";
+  const loading = state.status === "loading" || (state.status === "done" && state.summary.waitingForModel);
   const shown = state.status === "done" ? state.summary : state.status === "loading" ? state.previous : undefined;
 
   return (
@@ -141,19 +161,22 @@ export function SummaryPanel({ projectId, className = "" }: { projectId?: string
         {loading && !shown && <p className="animate-pulse text-sm text-zinc-500 dark:text-zinc-400">Reading your events…</p>}
 
         {shown && (
-          <div className={loading ? "opacity-50 transition-opacity" : undefined}>
+          <div className={state.status === "loading" ? "opacity-50 transition-opacity" : undefined}>
+            {shown.waitingForModel && (
+              <p role="status" className="mb-3 animate-pulse rounded-md border border-sky-200 bg-sky-50 px-3 py-2 text-sm text-sky-900 dark:border-sky-900 dark:bg-sky-950/40 dark:text-sky-200">
+                The AI model is writing its summary; meanwhile, this is the built-in digest of the same facts.
+              </p>
+            )}
             {shown.fallback && (
               <p role="status" className="mb-3 rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:border-amber-900 dark:bg-amber-950/40 dark:text-amber-200">
-                {shown.fallback === "ai_rate_limited"
-                  ? "The AI model is rate limiting this server right now, so this is the built-in digest of the same facts."
-                  : "The AI model was unavailable (an error or no answer in time), so this is the built-in digest of the same facts."}
+                {fallbackMessage(shown.fallback)}
               </p>
             )}
             <div className="summary-markdown space-y-2 text-sm leading-relaxed break-words">
               <SummaryText text={shown.text} />
             </div>
             <p className="mt-3 flex flex-wrap gap-x-3 gap-y-1 border-t border-zinc-100 pt-2 text-xs text-zinc-500 dark:border-zinc-800 dark:text-zinc-400">
-              <span>{sourceLabel(shown.source, shown.fallback)}</span>
+              <span>{sourceLabel(shown)}</span>
               <span>
                 {shown.eventCount.toLocaleString()} event{shown.eventCount === 1 ? "" : "s"} in the window, {shown.examined.toLocaleString()} read in detail
               </span>
@@ -205,10 +228,38 @@ function Choice({
   );
 }
 
-function sourceLabel(source: string, fallback: string | null): string {
-  if (source.startsWith("model:")) return `Written by AI model ${source.slice("model:".length)}`;
-  if (source === "builtin") return fallback ? "Built-in digest (the AI model was unavailable)" : "Built-in digest (no AI model)";
-  return "Source unknown";
+function sourceLabel(summary: Summary): string {
+  const { source, fallback } = summary;
+  if (source.startsWith("model:")) return `Written by AI model ${source.slice("model:".length)}, checked against the facts`;
+  if (source !== "builtin") return "Source unknown";
+  if (summary.waitingForModel) return "Built-in digest (the AI model's answer follows)";
+  if (fallback === "ai_inconsistent") return "Built-in digest (the AI model's answer did not match the facts)";
+  return fallback ? "Built-in digest (the AI model was unavailable)" : "Built-in digest (no AI model)";
+}
+
+function fallbackMessage(fallback: string): string {
+  if (fallback === "ai_rate_limited") return "The AI model is rate limiting this server right now, so this is the built-in digest of the same facts.";
+  if (fallback === "ai_inconsistent") return "The AI model's answer did not match the facts (a count, a time or the top error was wrong), so this is the built-in digest of the same facts.";
+  return "The AI model was unavailable (an error or no answer in time), so this is the built-in digest of the same facts.";
+}
+
+/** The JSON lines of a streamed answer, as they arrive. */
+async function* ndjsonLines(body: ReadableStream<Uint8Array>): AsyncGenerator<StreamLine> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  for (;;) {
+    const { done, value } = await reader.read();
+    buffer += decoder.decode(value, { stream: !done });
+    let newline: number;
+    while ((newline = buffer.indexOf("\n")) >= 0) {
+      const line = buffer.slice(0, newline).trim();
+      buffer = buffer.slice(newline + 1);
+      if (line) yield JSON.parse(line) as StreamLine;
+    }
+    if (done) break;
+  }
+  if (buffer.trim()) yield JSON.parse(buffer) as StreamLine;
 }
 
 

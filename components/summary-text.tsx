@@ -16,11 +16,21 @@ const SAFE_MARKDOWN: Components = {
   code: ({ children }) => <code className="rounded bg-zinc-100 px-1 py-0.5 font-mono text-[0.85em] dark:bg-zinc-800">{children}</code>,
 };
 
-/** A summary (the built-in digest or a model's answer) as safe Markdown. */
+/**
+ * A summary (the built-in digest or a model's answer) as safe Markdown. A
+ * line break is a break, as in the plain text: the digest puts the window,
+ * the totals and what to look at first on lines of their own, and each top
+ * issue's counts and shape under its title.
+ */
 export function SummaryText({ text }: { text: string }) {
   return (
     <Markdown skipHtml components={SAFE_MARKDOWN}>
-      {text}
+      {withHardBreaks(text)}
     </Markdown>
   );
+}
+
+/** Every single line break made a Markdown hard break (two spaces before it); blank lines still separate blocks. */
+export function withHardBreaks(text: string): string {
+  return text.replace(/([^\n])\n(?=[^\n])/g, "$1  \n");
 }

@@ -1,4 +1,5 @@
-import { dbPool } from "@/lib/db/client";
+import { sql } from "kysely";
+import { sqlDb } from "@/lib/db/sql";
 import { errors } from "@/lib/http/errors";
 import { probeRedis } from "@/lib/redis/connection";
 
@@ -7,7 +8,7 @@ export async function checkDatabaseReady(timeoutMs = 2000): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([
-      dbPool().query("SELECT 1"),
+      sql`SELECT 1`.execute(sqlDb()),
       new Promise((_, reject) => {
         timer = setTimeout(() => reject(new Error("readiness check timed out")), timeoutMs);
       }),

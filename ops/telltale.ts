@@ -71,11 +71,14 @@ async function main(argv: string[]): Promise<number> {
     {
       const owner = await findOrCreateUserByEmail(parsed.data.owner);
       const project = await createProject(owner.id, parsed.data.name);
+      const { readProjectDsn } = await import("@/lib/projects/dsn");
+      const dsn = await readProjectDsn(project.id, settings().auth.url ?? `http://localhost:${settings().port}`);
       if (parsed.data.json) {
-        process.stdout.write(`${JSON.stringify({ id: project.id, name: project.name, apiKey: project.apiKey })}\n`);
+        process.stdout.write(`${JSON.stringify({ id: project.id, name: project.name, apiKey: project.apiKey, dsn })}\n`);
       } else {
         process.stdout.write(
-          `Created project "${project.name}" owned by ${owner.email}.\n\n  Project ID: ${project.id}\n  API key:    ${project.apiKey}\n\n` +
+          `Created project "${project.name}" owned by ${owner.email}.\n\n  Project ID: ${project.id}\n  API key:    ${project.apiKey}\n  DSN:        ${dsn}\n\n` +
+            `Point any Sentry SDK at the DSN (its key only sends events, so it may sit in a web page).\n` +
             `Keep the key secret (server-side only). Send a first event:\n\n` +
             `  curl -X POST http://localhost:${settings().port}/api/events \\\n` +
             `    -H "Authorization: Bearer ${project.apiKey}" -H "Content-Type: application/json" \\\n` +

@@ -9,8 +9,8 @@
  * names, issue titles), so that text can form no link, emphasis or HTML and,
  * cut to one line, cannot break the layout.
  */
-import { totalOf, type IssueFacts, type LevelCounts, type ProjectFacts, type SummaryFacts } from "@/lib/ai/facts";
-import { CHANGE_FOLLOW_MS, changeTime, findChanges, issueTrend, rankIssues } from "@/lib/ai/rank";
+import { totalOf, type Acceleration, type IssueFacts, type LevelCounts, type Lifetime, type ProjectFacts, type ShapeGrid, type Stop, type SummaryFacts } from "@/lib/ai/facts";
+import { CHANGE_FOLLOW_MS, changeTime, chooseLookFirst, findChanges, issueTrend, rankIssues, type LookFirst } from "@/lib/ai/rank";
 import type { EventLevel } from "@/lib/events/schema";
 import { formatUtc } from "@/lib/text/format-utc";
 import { plural } from "@/lib/text/plural";
@@ -40,7 +40,7 @@ export type DigestOptions = {
 };
 
 export function buildDigest(facts: SummaryFacts, options: DigestOptions = {}): string {
-  const clock = utcClock(facts.since, facts.now);
+  const clock = summaryClock(facts.since, facts.now);
   const window = describeWindow(facts.since, facts.now);
   const total = totalOf(facts.totals);
   const activeProjects = facts.projects.filter((p) => totalOf(p.window) > 0);
@@ -49,7 +49,7 @@ export function buildDigest(facts: SummaryFacts, options: DigestOptions = {}): s
 
   if (total === 0) {
     out.push(
-      `No events in the ${window.label} (${window.range}, now) in ${projectsPhrase(facts.projects.length)}.`,
+      `No events in ${window.label} (${window.range}, now) in ${projectsPhrase(facts.projects.length)}.`,
       ...(quietProjects.length > 0 ? [""] : []),
       ...quietSection(quietProjects, window, clock),
     );
@@ -64,14 +64,27 @@ export function buildDigest(facts: SummaryFacts, options: DigestOptions = {}): s
     `**Totals:** ${plural(total, "event")} (${levelList(facts.totals)}) across ${activeProjects.length === facts.projects.length ? projectsPhrase(activeProjects.length) : `${count(activeProjects.length)} of ${projectsPhrase(facts.projects.length)}`}, in ${plural(facts.issueCount, "distinct issue")}; ${count(examined)} examined in detail${limit}.`,
   );
 
-  const top = issues[0];
-  if (top && top.level !== "info") out.push(`**Look first at:** ${lookFirst(top, clock)}`);
+  const look = lookFirstLine(chooseLookFirst(issues, facts.projects), clock, window, facts.now);
+  if (look) out.push(`**Look first at:** ${look}`);
+
+  const stoppedProjects = facts.projects.filter((p) => p.motion.stopped);
+  const stoppedIssues = issues.filter((i) => i.motion.stopped && i.status !== "ignored" && !stoppedProjects.some((p) => p.projectId === i.projectId));
+  if (stoppedProjects.length + stoppedIssues.length > 0) {
+    out.push("", "**Stopped** (steady sources silent for longer than their usual gap):");
+    const lines = [
+      ...stoppedProjects.map((p) => `${codeSpan(p.name, DIGEST_NAME_CHARS)}: ${stopPhrase(p.motion.stopped!, clock)} (${projectCounts(p, window)})`),
+      ...stoppedIssues.map((i) => `${issueLabel(i)}: ${stopPhrase(i.motion.stopped!, clock)}`),
+    ];
+    out.push(...lines.slice(0, DIGEST_LIST_ITEMS).map((l) => `- ${l}`));
+    if (lines.length > DIGEST_LIST_ITEMS) out.push(`- and ${count(lines.length - DIGEST_LIST_ITEMS)} more`);
+  }
 
   const shown = issues.slice(0, DIGEST_TOP_ISSUES);
   out.push("", `**Top issues** (${count(shown.length)} of ${count(facts.issueCount)}, worst first):`);
   shown.forEach((issue, i) => {
     out.push(`${i + 1}. ${issueLabel(issue, issue.isNew ? "new" : issue.isRegression ? "regressed" : null)}`);
-    out.push(`   ${issueStats(issue, clock, window)}`);
+    out.push(`   ${issueStats(issue, clock, window, facts.now)}`);
+    if (issue.shape) out.push(`   ${shapeLine(issue.shape, facts.grid, clock)}`);
   });
 
   // Info issues that are new are reported as changes below, not as new problems.
@@ -85,23 +98,26 @@ export function buildDigest(facts: SummaryFacts, options: DigestOptions = {}): s
   if (changes.length > 0) {
     out.push("", "**Changes** (info issues new in this window, or back after a quiet previous one, such as deploys):");
     for (const { change, followers } of changes.slice(0, DIGEST_LIST_ITEMS)) {
-      const latest = change.sampleMessage !== change.title ? ` (latest: ${quote(change.sampleMessage, DIGEST_TEXT_CHARS)})` : "";
-      out.push(`- ${clock(changeTime(change))} in ${quote(change.projectName, DIGEST_NAME_CHARS)}: ${quotedTitle(change)}${latest}`);
+      const latest = change.sampleMessage !== change.title ? ` (latest: ${codeSpan(change.sampleMessage, DIGEST_TEXT_CHARS)})` : "";
+      out.push(`- ${clock(changeTime(change))} in ${codeSpan(change.projectName, DIGEST_NAME_CHARS)}: ${quotedTitle(change)}${latest}`);
       for (const { issue, afterMs } of followers.slice(0, DIGEST_LIST_ITEMS)) {
         const what = issue.isNew ? "the new error" : "the regressed error";
-        out.push(`  - ${what} ${quotedTitle(issue)} in ${quote(issue.projectName, DIGEST_NAME_CHARS)} started ${describeDelay(afterMs)} after ${quotedTitle(change)}`);
+        out.push(`  - ${what} ${quotedTitle(issue)} in ${codeSpan(issue.projectName, DIGEST_NAME_CHARS)} started ${describeDelay(afterMs)} after ${quotedTitle(change)}`);
       }
       if (followers.length > DIGEST_LIST_ITEMS) out.push(`  - and ${count(followers.length - DIGEST_LIST_ITEMS)} more new errors within ${describeDelay(CHANGE_FOLLOW_MS)}`);
     }
     if (changes.length > DIGEST_LIST_ITEMS) out.push(`- and ${count(changes.length - DIGEST_LIST_ITEMS)} more`);
   }
 
-  out.push(...(quietProjects.length > 0 ? [""] : []), ...quietSection(quietProjects, window, clock));
+  const quietOnly = quietProjects.filter((p) => !p.motion.stopped);
+  out.push(...(quietOnly.length > 0 ? [""] : []), ...quietSection(quietOnly, window, clock));
 
   if (activeProjects.length > 1) {
     out.push("", "**By project:**");
     for (const p of activeProjects.slice(0, DIGEST_LIST_ITEMS)) {
-      out.push(`- ${quote(p.name, DIGEST_NAME_CHARS)}: ${plural(totalOf(p.window), "event")} (${levelList(p.window)}); ${count(totalOf(p.previous))} in the ${window.previousLabel}`);
+      const moving = p.motion.accelerating ? `; ${accelerationPhrase(p.motion.accelerating, clock)}` : "";
+      const shape = p.shapeCoverage > 0 ? `; ${shapeLine(p.shape, facts.grid, clock)}${p.shapeCoverage < 0.995 ? ` (its busiest issues, ${Math.round(p.shapeCoverage * 100)}% of its events)` : ""}` : "";
+      out.push(`- ${codeSpan(p.name, DIGEST_NAME_CHARS)}: ${plural(totalOf(p.window), "event")} (${levelList(p.window)}); ${count(totalOf(p.previous))} in the ${window.previousLabel}${moving}${shape}`);
     }
     if (activeProjects.length > DIGEST_LIST_ITEMS) out.push(`- and ${count(activeProjects.length - DIGEST_LIST_ITEMS)} more`);
   }
@@ -109,42 +125,124 @@ export function buildDigest(facts: SummaryFacts, options: DigestOptions = {}): s
   return out.join("\n");
 }
 
-function lookFirst(issue: IssueFacts, clock: Clock): string {
-  const when = `${plural(issue.windowCount, "event")} since ${clock(issue.windowFirst)}, ${ongoingWord(issue, clock)}${issue.isNew ? ", new" : issue.isRegression ? ", regressed" : ""}.`;
-  // Text that reads like instructions is never put in the line a reader acts on first.
-  if (issue.instructionLike) {
-    return `the ${LEVEL_WORDS[issue.level].one} in ${quote(issue.projectName, DIGEST_NAME_CHARS)} listed first below (its text reads like instructions to an AI, so it is not quoted here): ${when}`;
+/** The "Look first at" line (without its label), or null when there is nothing but info. */
+function lookFirstLine(look: LookFirst, clock: Clock, window: WindowDescription, now: Date): string | null {
+  const { lead, alsoTop } = look;
+  if (!lead) return look.onlyIgnored ? "nothing new: every error and warning in this window is in an issue your team ignored." : null;
+  let text: string;
+  if (lead.kind === "project") {
+    const p = lead.project;
+    text = `the project ${codeSpan(p.name, DIGEST_NAME_CHARS)}, which ${stopPhrase(p.motion.stopped!, clock)} (${projectCounts(p, window)}).`;
+  } else {
+    const issue = lead.issue;
+    const why =
+      lead.why === "accelerating"
+        ? `, ${accelerationPhrase(issue.motion.accelerating!, clock)}`
+        : lead.why === "stopped"
+          ? `, ${stopPhrase(issue.motion.stopped!, clock)}`
+          : lead.why !== "top"
+            ? `, ${lead.why}`
+            : issue.isNew
+              ? ", new"
+              : issue.isRegression
+                ? ", regressed"
+                : `; ${trendPhrase(issue, window, clock, now)}`;
+    const when = `${plural(issue.windowCount, "event")} since ${clock(issue.windowFirst)}, ${ongoingWord(issue, clock)}${why}.`;
+    // Text that reads like instructions is never put in the line a reader acts on first.
+    text = issue.instructionLike
+      ? `the ${LEVEL_WORDS[issue.level].one} in ${codeSpan(issue.projectName, DIGEST_NAME_CHARS)} listed first below (its text reads like instructions to an AI, so it is not quoted here): ${when}`
+      : `the ${LEVEL_WORDS[issue.level].one} ${quotedTitle(issue)} in ${codeSpan(issue.projectName, DIGEST_NAME_CHARS)}: ${when}`;
   }
-  return `the ${LEVEL_WORDS[issue.level].one} ${quotedTitle(issue)} in ${quote(issue.projectName, DIGEST_NAME_CHARS)}: ${when}`;
+  if (alsoTop) {
+    text += ` The top-ranked ${LEVEL_WORDS[alsoTop.level].one}, ${quotedTitle(alsoTop)} in ${codeSpan(alsoTop.projectName, DIGEST_NAME_CHARS)} (${plural(alsoTop.windowCount, "event")}), is not moving: ${trendPhrase(alsoTop, window, clock, now)}.`;
+  }
+  return text;
 }
 
-function issueStats(issue: IssueFacts, clock: Clock, window: WindowDescription): string {
+function issueStats(issue: IssueFacts, clock: Clock, window: WindowDescription, now: Date): string {
   // Seconds only help when the issue's events all fall in one minute.
   const precise = Math.floor(issue.windowFirst.getTime() / MINUTE_MS) === Math.floor(issue.windowLast.getTime() / MINUTE_MS);
   const first = clock(issue.windowFirst, precise);
   const last = clock(issue.windowLast, precise);
-  const parts = [
-    `${plural(issue.windowCount, "event")}, first ${first}, ${issue.ongoing ? `ongoing (last ${last})` : `stopped (last at ${last})`}`,
-    trendPhrase(issue, window),
-  ];
+  const parts = [`${plural(issue.windowCount, "event")}, first ${first}, ${issue.ongoing ? `ongoing (last ${last})` : `last at ${last}`}`, trendPhrase(issue, window, clock, now)];
   if (issue.isRegression) parts.push(`reopened ${clock(issue.regressedAt ?? issue.windowFirst)}`);
+  if (issue.motion.accelerating) parts.push(accelerationPhrase(issue.motion.accelerating, clock));
+  if (issue.motion.stopped) parts.push(stopPhrase(issue.motion.stopped, clock));
+  if (issue.status === "ignored") parts.push("ignored by your team (still counted)");
   return parts.join("; ");
 }
 
-function trendPhrase(issue: IssueFacts, window: WindowDescription): string {
+/**
+ * Against the previous window, and for a known issue its life: "steady (24
+ * before); known since 2026-11-15, seen on 7 of the last 7 days, usually
+ * about 3 a day". An old issue absent from the previous window is chronic,
+ * not news: its life replaces "none in the previous hour".
+ */
+function trendPhrase(issue: IssueFacts, window: WindowDescription, clock: Clock, now: Date): string {
   const previous = count(issue.previousCount);
+  const life = issue.lifetime && !issue.isNew ? lifetimePhrase(issue.lifetime, clock, now) : null;
   switch (issueTrend(issue)) {
     case "new":
       return "new in this window";
     case "returned":
-      return `none in the ${window.previousLabel}`;
+      return life && issue.lifetime!.daysActive >= 2 ? life : [`none in the ${window.previousLabel}`, life].filter(Boolean).join("; ");
     case "up":
-      return `up from ${previous}`;
+      return [`up from ${previous}`, life].filter(Boolean).join("; ");
     case "down":
-      return `down from ${previous}`;
+      return [`down from ${previous}`, life].filter(Boolean).join("; ");
     case "steady":
-      return `steady (${previous} before)`;
+      return [`steady (${previous} before)`, life].filter(Boolean).join("; ");
   }
+}
+
+/** "known since 2026-11-15, seen on 7 of the last 7 days, usually about 3 a day". */
+export function lifetimePhrase(life: Lifetime, clock: Clock, now: Date): string {
+  const since = utcDay(life.firstSeen) === utcDay(now) ? clock(life.firstSeen) : utcDay(life.firstSeen);
+  const parts = [`known since ${since}`];
+  if (life.daysConsidered >= 2) parts.push(`seen on ${life.daysActive} of the last ${plural(life.daysConsidered, "day")}`);
+  if (life.usualPerDay !== null) parts.push(`usually ${ratePhrase(life.usualPerDay)}`);
+  return parts.join(", ");
+}
+
+/** Events per day in words: "about 40 an hour", "about 3 a day", "about 2 a week". */
+function ratePhrase(perDay: number): string {
+  if (perDay >= 23.5) return `about ${count(Math.round(perDay / 24))} an hour`;
+  if (perDay >= 0.95) return `about ${count(Math.round(perDay))} a day`;
+  if (perDay * 7 >= 0.95) return `about ${count(Math.round(perDay * 7))} a week`;
+  return "less than one a week";
+}
+
+/** "accelerating: 126 since 04:00 UTC against 18 in the 18 hours before, doubling every hour since 04:00 UTC". */
+export function accelerationPhrase(a: Acceleration, clock: Clock): string {
+  const earlierMs = a.recentFrom.getTime() - a.earlierFrom.getTime();
+  const base = `accelerating: ${count(a.recentCount)} since ${clock(a.recentFrom)} against ${count(a.earlierCount)} in the ${describeSpan(earlierMs)} before`;
+  if (!a.compounding) return base;
+  const { factor, everyMs, since } = a.compounding;
+  const how = factor < 2.5 ? "doubling" : factor < 3.5 ? "tripling" : `growing about ${factor} times`;
+  return `${base}, ${how} every ${describeSpan(everyMs, true)} since ${clock(since)}`;
+}
+
+/** "30 events in the previous hour, none since" or "40 events in this window, 118 in the previous hour". */
+function projectCounts(p: ProjectFacts, window: WindowDescription): string {
+  const now = totalOf(p.window);
+  return now === 0
+    ? `${plural(totalOf(p.previous), "event")} in the ${window.previousLabel}, none since`
+    : `${plural(now, "event")} in this window, ${count(totalOf(p.previous))} in the ${window.previousLabel}`;
+}
+
+/** "stopped: silent for 40 minutes since 09:20 UTC, when it usually sent one about every minute". */
+export function stopPhrase(stop: Stop, clock: Clock): string {
+  return `stopped: silent for ${describeSpan(stop.silentMs)} since ${clock(stop.lastAt)}, when it usually sent one about every ${describeSpan(stop.usualGapMs, true)}`;
+}
+
+const SPARKS = ["▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"];
+
+/** "per hour from 10:07 UTC: `··▁▁▂▃▅█` (peak 64 at 09:00 UTC)": the shape at a glance, the peak exact. */
+function shapeLine(shape: number[], grid: ShapeGrid, clock: Clock): string {
+  const max = Math.max(0, ...shape);
+  const spark = shape.map((n) => (n === 0 ? "·" : SPARKS[Math.min(7, Math.ceil((n / max) * 8) - 1)])).join("");
+  const peak = shape.indexOf(max);
+  return `per ${describeSpan(grid.bucketMs, true)} from ${clock(grid.starts[0]!)}: \`${spark}\`${max > 0 ? ` (peak ${count(max)} at ${clock(grid.starts[peak]!)})` : ""}`;
 }
 
 function ongoingWord(issue: IssueFacts, clock: Clock): string {
@@ -153,11 +251,12 @@ function ongoingWord(issue: IssueFacts, clock: Clock): string {
 
 /** `**error** in `project` (new): `title``, marked when the text reads like instructions. */
 function issueLabel(issue: IssueFacts, tag: "new" | "regressed" | null = null): string {
-  return `**${issue.level}** in ${quote(issue.projectName, DIGEST_NAME_CHARS)}${tag ? ` (${tag})` : ""}: ${quotedTitle(issue)}`;
+  const tags = [tag, issue.status === "ignored" ? "ignored" : null].filter(Boolean);
+  return `**${issue.level}** in ${codeSpan(issue.projectName, DIGEST_NAME_CHARS)}${tags.length > 0 ? ` (${tags.join(", ")})` : ""}: ${quotedTitle(issue)}`;
 }
 
 function quotedTitle(issue: IssueFacts): string {
-  return `${quote(issue.title, DIGEST_TEXT_CHARS)}${issue.instructionLike ? ` ${INSTRUCTION_LIKE_NOTE}` : ""}`;
+  return `${codeSpan(issue.title, DIGEST_TEXT_CHARS)}${issue.instructionLike ? ` ${INSTRUCTION_LIKE_NOTE}` : ""}`;
 }
 
 function shortList<T>(label: string, items: T[], render: (item: T) => string): string[] {
@@ -170,7 +269,7 @@ function shortList<T>(label: string, items: T[], render: (item: T) => string): s
 function quietSection(quiet: ProjectFacts[], window: WindowDescription, clock: Clock): string[] {
   if (quiet.length === 0) return [];
   return shortList("**Went quiet** (events in the previous window, none in this one):", quiet, (p) =>
-    `${quote(p.name, DIGEST_NAME_CHARS)}: ${plural(totalOf(p.previous), "event")} in the ${window.previousLabel}, none since; last event ${p.lastEventAt ? clock(p.lastEventAt) : "unknown"}`,
+    `${codeSpan(p.name, DIGEST_NAME_CHARS)}: ${plural(totalOf(p.previous), "event")} in the ${window.previousLabel}, none since; last event ${p.lastEventAt ? clock(p.lastEventAt) : "unknown"}`,
   );
 }
 
@@ -185,7 +284,7 @@ const LAYOUT_BREAKING = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u2
  * spaces, and text longer than `max` is cut (never inside a surrogate pair)
  * and marked with "…".
  */
-function oneLine(text: string, max: number): string {
+export function oneLine(text: string, max: number): string {
   const flat = text.replace(LAYOUT_BREAKING, " ").trim();
   if (flat.length <= max) return flat;
   let cut = max - 1;
@@ -195,7 +294,7 @@ function oneLine(text: string, max: number): string {
 }
 
 /** Untrusted text as a Markdown code span: rendered literally, never as a link, emphasis or HTML. */
-function quote(text: string, max: number): string {
+export function codeSpan(text: string, max: number): string {
   const flat = oneLine(text, max).replace(/`/g, "'");
   return flat === "" ? "(no text)" : `\`${flat}\``;
 }
@@ -223,9 +322,9 @@ export function describeDelay(ms: number): string {
 // --- Time -------------------------------------------------------------------
 
 /** `2026-11-22 09:14 UTC`, or `09:14 UTC` when the whole window and the time fall on one UTC day. */
-type Clock = (date: Date, withSeconds?: boolean) => string;
+export type Clock = (date: Date, withSeconds?: boolean) => string;
 
-function utcClock(since: Date, now: Date): Clock {
+export function summaryClock(since: Date, now: Date): Clock {
   const day = utcDay(now);
   const oneDay = utcDay(since) === day;
   return (date, withSeconds = false) => {
@@ -240,7 +339,7 @@ function utcDay(date: Date): string {
 }
 
 export type WindowDescription = {
-  /** "last 1 hour", "last 90 minutes", "last about 3 h 7 min". */
+  /** "the last hour", "the last 24 hours", "the last 7 days", "the last 90 minutes", "the last 3 h 7 min". */
   label: string;
   /** "previous hour", "previous 24 hours": the window trends compare with. */
   previousLabel: string;
@@ -251,9 +350,12 @@ export type WindowDescription = {
 };
 
 /**
- * The window in words. Whole lengths read as they were asked ("last 24
- * hours", "last 2 days"); others are cut to the whole minute and say "about".
- * Short windows show seconds, where minutes alone would blur the edges.
+ * The window in words. Lengths are read to the whole minute, as the range
+ * shows them: the dashboard asks from a whole minute, so its "last 7 days"
+ * pressed at 10:00:40 is 7 days and 40 seconds long and reads "the last 7
+ * days", never "about 168 hours". Whole hours and days read as asked ("the
+ * last hour", "the last 24 hours", "the last 7 days"). Short windows show
+ * seconds, where minutes alone would blur the edges.
  */
 export function describeWindow(since: Date, now: Date): WindowDescription {
   const ms = Math.max(0, now.getTime() - since.getTime());
@@ -262,9 +364,8 @@ export function describeWindow(since: Date, now: Date): WindowDescription {
   const previousStart = new Date(since.getTime() - ms);
   const sameDayAsNow = utcDay(previousStart) === utcDay(now);
   return {
-    label: `last ${length}`,
-    // "previous hour" rather than "previous 1 hour"; "about" is said once, in the label.
-    previousLabel: `previous ${length.replace(/^about /, "").replace(/^1 (?=(?:second|minute|hour|day)$)/, "")}`,
+    label: `the last ${length}`,
+    previousLabel: `previous ${length}`,
     range: formatRange(since, now, withSeconds),
     previousRange: sameDayAsNow
       ? `${formatUtc(previousStart, withSeconds).slice(11, -4)} to ${formatUtc(since, withSeconds).slice(11)}`
@@ -278,29 +379,38 @@ function formatRange(start: Date, end: Date, withSeconds: boolean): string {
   return utcDay(start) === utcDay(end) ? `${from.slice(0, -4)} to ${to.slice(11)}` : `${from} to ${to}`;
 }
 
+/** A window's length after "the last": "hour", "24 hours", "7 days", "90 minutes", "3 h 7 min", "40 seconds". */
 function durationWords(ms: number): string {
-  if (ms >= 2 * DAY_MS && ms % DAY_MS === 0) return plural(ms / DAY_MS, "day");
-  if (ms >= HOUR_MS && ms % HOUR_MS === 0) return plural(ms / HOUR_MS, "hour");
-  if (ms % MINUTE_MS === 0 && ms >= MINUTE_MS) return minutesOrHours(ms);
-  if (ms < MINUTE_MS) return plural(Math.round(ms / 1000), "second");
-  // Short windows are shown to the second, so their length is too.
   if (ms < 10 * MINUTE_MS) {
     const seconds = Math.round(ms / 1000);
-    return seconds % 60 === 0 ? plural(seconds / 60, "minute") : `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
+    if (seconds < 60) return seconds === 1 ? "second" : plural(seconds, "second");
+    if (seconds % 60 === 0) return seconds === 60 ? "minute" : plural(seconds / 60, "minute");
+    return `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
   }
-  // Whole minutes, as the range shows them: the dashboard asks from a whole
-  // minute, so its "last hour" at 10:00:40 reads "about 1 hour, 09:00 to 10:00".
-  return `about ${minutesOrHours(Math.floor(ms / MINUTE_MS) * MINUTE_MS)}`;
+  const whole = Math.floor(ms / MINUTE_MS) * MINUTE_MS;
+  if (whole >= 2 * DAY_MS && whole % DAY_MS === 0) return plural(whole / DAY_MS, "day");
+  if (whole % HOUR_MS === 0) return whole === HOUR_MS ? "hour" : plural(whole / HOUR_MS, "hour");
+  if (whole < 2 * HOUR_MS) return plural(whole / MINUTE_MS, "minute");
+  return `${Math.floor(whole / HOUR_MS)} h ${Math.round((whole % HOUR_MS) / MINUTE_MS)} min`;
 }
 
-/** Whole hours as hours, else "90 minutes" under two hours and "3 h 7 min" above. */
-function minutesOrHours(ms: number): string {
-  if (ms % HOUR_MS === 0) return plural(ms / HOUR_MS, "hour");
-  return ms < 2 * HOUR_MS ? plural(ms / MINUTE_MS, "minute") : hoursAndMinutes(ms);
-}
-
-function hoursAndMinutes(ms: number): string {
-  const hours = Math.floor(ms / HOUR_MS);
-  const minutes = Math.round((ms % HOUR_MS) / MINUTE_MS);
-  return minutes === 0 ? plural(hours, "hour") : `${hours} h ${minutes} min`;
+/**
+ * A span in words: whole days and hours as they are ("6 hours", "1 day"),
+ * others rounded to a unit that suits their size ("40 seconds", "45
+ * minutes", "18 hours", "3 days"); `alone` drops a leading 1 ("every hour").
+ */
+export function describeSpan(ms: number, alone = false): string {
+  const [n, unit]: [number, string] =
+    ms >= DAY_MS && ms % DAY_MS === 0
+      ? [ms / DAY_MS, "day"]
+      : ms >= HOUR_MS && ms % HOUR_MS === 0
+        ? [ms / HOUR_MS, "hour"]
+        : ms < 90_000
+          ? [Math.max(1, Math.round(ms / 1000)), "second"]
+          : ms < 2 * HOUR_MS
+            ? [Math.round(ms / MINUTE_MS), "minute"]
+            : ms < 2 * DAY_MS
+              ? [Math.round(ms / HOUR_MS), "hour"]
+              : [Math.round(ms / DAY_MS), "day"];
+  return alone && n === 1 ? unit : plural(n, unit);
 }

@@ -4,6 +4,7 @@
  * examined in detail. The built-in digest and the model prompt are both
  * written from one SummaryFacts value, so they state the same facts.
  */
+import type { SampledEvent } from "@/lib/events/samples";
 import type { EventLevel } from "@/lib/events/schema";
 
 export type LevelCounts = { error: number; warn: number; info: number };
@@ -41,7 +42,48 @@ export type IssueFacts = {
   ongoing: boolean;
   /** Its text reads like instructions to an AI: data, never promoted (see looksLikeInstructions). */
   instructionLike: boolean;
+  /** Events per bucket of SummaryFacts.grid, exact; null for issues outside the shaped few (see load-facts). */
+  shape: number[] | null;
+  /** Accelerating now, or a steady source that stopped; from the shape (see lib/ai/motion.ts). */
+  motion: Motion;
+  /** For a known issue (not new): its life before this window, from the daily counts; null when not read. */
+  lifetime: Lifetime | null;
 };
+
+/** The last part of the window against the rest (lib/ai/motion.ts). */
+export type Acceleration = {
+  /** The last part: from here to now. */
+  recentFrom: Date;
+  recentCount: number;
+  /** The rest: from the window's start (or the issue's first event) to recentFrom. */
+  earlierFrom: Date;
+  earlierCount: number;
+  /** The last whole buckets each grew by about `factor` over the one before, since `since`. */
+  compounding: { factor: number; everyMs: number; since: Date } | null;
+};
+
+/** A source that sent at a regular rate and has been silent for longer than its usual gap. */
+export type Stop = {
+  lastAt: Date;
+  /** The usual time between its events, before it stopped. */
+  usualGapMs: number;
+  silentMs: number;
+};
+
+export type Motion = { accelerating: Acceleration | null; stopped: Stop | null };
+
+/** A known issue's life, from the daily counts: what an on-call engineer asks of an old error. */
+export type Lifetime = {
+  firstSeen: Date;
+  /** UTC days with events among the last `daysConsidered` (up to 14, today included; fewer when it is younger). */
+  daysActive: number;
+  daysConsidered: number;
+  /** Events per day on the whole days considered before today; null when it has none (first seen today). */
+  usualPerDay: number | null;
+};
+
+/** The buckets every shape in a summary shares: the first starts at `since`, the others on whole multiples of bucketMs (UTC), the last ends now. */
+export type ShapeGrid = { bucketMs: number; starts: Date[] };
 
 /** One project the summary covers. */
 export type ProjectFacts = {
@@ -53,22 +95,15 @@ export type ProjectFacts = {
   lastEventAt: Date | null;
   /** Events in the previous window and none in this one. */
   quiet: boolean;
+  /** Events per bucket of the grid, summed over its shaped issues (its busiest ones and its top-ranked). */
+  shape: number[];
+  /** The share of its window events that `shape` holds (1: all of them). */
+  shapeCoverage: number;
+  motion: Motion;
 };
 
-/** An event examined in detail (its text is untrusted data). Text is cut in SQL. */
-export type ExaminedEvent = {
-  id: string;
-  issueId: string;
-  projectId: string;
-  level: EventLevel;
-  occurredAt: Date;
-  /** The first MESSAGE_READ_CHARS characters, and the full length. */
-  message: string;
-  messageLength: number;
-  /** Compact JSON of the context, cut to CONTEXT_READ_CHARS; null when absent. */
-  contextText: string | null;
-  contextLength: number;
-};
+/** An event examined in detail (its text is untrusted data; cut in SQL, see lib/events/samples.ts). */
+export type ExaminedEvent = SampledEvent;
 
 export type SummaryFacts = {
   /** The server's time when the facts were read: the window's end. */
@@ -85,6 +120,8 @@ export type SummaryFacts = {
   issueCount: number;
   /** At most `limit` events, chosen by rank: the newest of each issue in rank order, then more of the top issues. */
   examined: ExaminedEvent[];
+  /** The buckets of every shape. */
+  grid: ShapeGrid;
 };
 
 /** An issue whose last event is at most this old is "ongoing". */

@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import {
   CONTEXT_READ_CHARS,
   MAX_ISSUES_IN_FACTS,
@@ -7,16 +8,39 @@ import {
   type IssueFacts,
   type IssueStatus,
   type LevelCounts,
+  type Motion,
   type ProjectFacts,
+  type ShapeGrid,
   type SummaryFacts,
 } from "@/lib/ai/facts";
-import { looksLikeInstructions, rankIssues, rankTop } from "@/lib/ai/rank";
-import { prisma, Prisma, queryRows } from "@/lib/db/client";
+import { lifetimeFrom, lifetimeOf, motionOf, shapeGrid } from "@/lib/ai/motion";
+import { LEVEL_ORDER, looksLikeInstructions, rankIssues, rankTop } from "@/lib/ai/rank";
+import { sqlDb } from "@/lib/db/sql";
+import { firstEventsSince, latestEventTimes, newestEventsOfIssues } from "@/lib/events/samples";
 import type { EventLevel } from "@/lib/events/schema";
-import { windowCountsByIssue, windowIssuesSql } from "@/lib/issues/window-counts";
-import { lastEventAtSql } from "@/lib/events/last-event";
+import { bucketCountsQuery, dailyCountsByIssue, epochMs, textArray, uuidArray, windowCountsByIssue, windowSumsQuery } from "@/lib/issues/window-counts";
 
 const zero = (): LevelCounts => ({ error: 0, warn: 0, info: 0 });
+const MINUTE_MS = 60_000;
+const HOUR_MS = 3_600_000;
+const still = (): Motion => ({ accelerating: null, stopped: null });
+
+/**
+ * Issues whose shape is read (before the final ranking, which uses it): the
+ * first of each level in rank order (by novelty, growth and count), and each
+ * project's busiest, whose sum is the project's shape. Bounded by the rows
+ * the shapes read (a 7-day window reads 168 hourly rows per issue, an hour
+ * 60 minute rows), so a 7-day summary of 20 busy projects shapes about 24
+ * issues, a 24-hour one 100.
+ */
+const SHAPE_ROW_BUDGET = 4_000;
+const MAX_SHAPED = 100;
+const MIN_SHAPED = 12;
+/** The order issues are chosen in: the top few of each level, each project's busiest, then more of each. */
+const SHAPE_PHASES: { perLevel: Record<EventLevel, number>; perProject: number }[] = [
+  { perLevel: { error: 5, warn: 3, info: 2 }, perProject: 1 },
+  { perLevel: { error: 20, warn: 15, info: 10 }, perProject: 3 },
+];
 
 /** An issue with events in the window: its count at one level, and what ranking reads of it. */
 type WindowIssueRow = {
@@ -33,23 +57,13 @@ type WindowIssueRow = {
   regressed_at: number | null;
 };
 
-type EventRow = {
-  id: string;
-  issue_id: string;
-  project_id: string;
-  level: EventLevel;
-  occurred_at: Date;
-  message: string;
-  message_length: number;
-  context_text: string | null;
-  context_length: number | null;
-};
-
 /**
  * The facts of a summary for `projects` over [since, now] (no upper bound:
  * events a client dated slightly ahead count too), and the previous window
- * of the same length: exact totals from the issue aggregates, issues ranked,
- * and at most `limit` events examined in detail, chosen by rank.
+ * of the same length: exact totals from the issue aggregates, the shape of
+ * the top issues and of each project inside the window, the life of the
+ * known ones, issues ranked, and at most `limit` events examined in detail,
+ * chosen by rank.
  */
 export async function loadSummaryFacts(options: {
   projects: { id: string; name: string }[];
@@ -60,16 +74,19 @@ export async function loadSummaryFacts(options: {
   const { projects, since, now, limit } = options;
   const projectIds = projects.map((p) => p.id);
   const previousSince = new Date(since.getTime() - Math.max(0, now.getTime() - since.getTime()));
+  const grid = shapeGrid(since, now);
 
   const [current, previous, lastEvents] = await Promise.all([
     windowIssues(projectIds, since),
     countsByIssue(projectIds, previousSince, since),
-    prisma.$queryRaw<{ project_id: string; last: Date | null }[]>`
-      SELECT p.id AS project_id, ${lastEventAtSql(Prisma.sql`p.id`)} AS last FROM unnest(${projectIds}::text[]) AS p(id)`,
+    latestEventTimes(projectIds),
   ]);
 
   const projectFacts = new Map<string, ProjectFacts>(
-    projects.map((p) => [p.id, { projectId: p.id, name: p.name, window: zero(), previous: zero(), lastEventAt: null, quiet: false }]),
+    projects.map((p) => [
+      p.id,
+      { projectId: p.id, name: p.name, window: zero(), previous: zero(), lastEventAt: null, quiet: false, shape: new Array<number>(grid.starts.length).fill(0), shapeCoverage: 1, motion: still() },
+    ]),
   );
   const totals = zero();
   const windowByIssue = new Map<string, number>();
@@ -82,7 +99,7 @@ export async function loadSummaryFacts(options: {
     issueRows.set(row.id, row);
   }
   for (const c of previous) projectFacts.get(c.projectId)!.previous[c.level] += c.count;
-  for (const row of lastEvents) projectFacts.get(row.project_id)!.lastEventAt = row.last ? new Date(row.last) : null;
+  for (const [id, last] of lastEvents) projectFacts.get(id)!.lastEventAt = last;
   for (const p of projectFacts.values()) {
     p.quiet = p.previous.error + p.previous.warn + p.previous.info > 0 && p.window.error + p.window.warn + p.window.info === 0;
   }
@@ -116,10 +133,39 @@ export async function loadSummaryFacts(options: {
       ongoing: now.getTime() - lastSeen.getTime() <= ONGOING_MS,
       // Judged by rankTop, for the issues that can make the top only.
       instructionLike: false,
+      shape: null,
+      motion: still(),
+      lifetime: null,
     };
   });
+
+  // Shapes first: "accelerating" and "stopped" take part in the ranking.
+  const shaped = issuesToShape(candidates, grid);
+  await fillShapes(shaped, grid, projectIds);
+  for (const issue of shaped) {
+    issue.motion = motionOf({
+      shape: issue.shape,
+      grid,
+      now,
+      lastAt: issue.lastSeen,
+      activeFrom: issue.isNew ? issue.firstSeen : since,
+      windowCount: issue.windowCount,
+      previousCount: issue.previousCount,
+    });
+  }
+  for (const issue of shaped) {
+    const project = projectFacts.get(issue.projectId)!;
+    issue.shape!.forEach((n, i) => (project.shape[i]! += n));
+  }
+  for (const p of projectFacts.values()) {
+    const windowTotal = total(p.window);
+    const shapedTotal = p.shape.reduce((a, b) => a + b, 0);
+    p.shapeCoverage = windowTotal === 0 ? 1 : shapedTotal / windowTotal;
+    p.motion = motionOf({ shape: p.shape, grid, now, lastAt: p.lastEventAt, activeFrom: since, windowCount: windowTotal, previousCount: total(p.previous) });
+  }
+
   const kept = await rankKept(candidates, projectIds);
-  await fillWindowFirst(kept, since);
+  const [examined] = await Promise.all([examineEvents(kept, since, limit), fillWindowFirst(kept, since), fillLifetimes(kept, projectIds, now)]);
 
   return {
     now,
@@ -130,7 +176,8 @@ export async function loadSummaryFacts(options: {
     ),
     issues: kept,
     issueCount: candidates.length,
-    examined: await examineEvents(kept, since, limit),
+    examined,
+    grid,
   };
 }
 
@@ -141,18 +188,23 @@ function total(c: LevelCounts): number {
 /** Issues with events in [since, now and after]: their counts per level, and the columns ranking reads. */
 async function windowIssues(projectIds: string[], since: Date): Promise<WindowIssueRow[]> {
   if (projectIds.length === 0) return [];
-  return queryRows<WindowIssueRow>(
-    windowIssuesSql(
-      { projectIds, since, until: null },
-      Prisma.sql`i.id::text, i.project_id, win.level::text AS level, win.n, i.level::text AS issue_level,
-                 i.status::text AS status, ${epochMs(Prisma.sql`i.first_seen`)} AS first_seen,
-                 ${epochMs(Prisma.sql`i.last_seen`)} AS last_seen, ${epochMs(Prisma.sql`i.regressed_at`)} AS regressed_at`,
-    ),
-  );
+  return sqlDb()
+    .with("win", () => windowSumsQuery({ projectIds, since, until: null }))
+    .selectFrom("win")
+    .innerJoin("issues as i", (join) => join.onRef("i.id", "=", "win.issue_id").on("i.project_id", "=", (eb) => eb.fn.any(textArray(projectIds))))
+    .select([
+      sql<string>`i.id::text`.as("id"),
+      "i.project_id",
+      "win.level",
+      "win.n",
+      "i.level as issue_level",
+      "i.status",
+      epochMs("i.first_seen").as("first_seen"),
+      epochMs("i.last_seen").as("last_seen"),
+      sql<number | null>`(extract(epoch FROM i.regressed_at) * 1000)::float8`.as("regressed_at"),
+    ])
+    .execute();
 }
-
-/** A timestamptz(3) as unix milliseconds, exactly, read by pg as a number. */
-const epochMs = (column: Prisma.Sql) => Prisma.sql`(extract(epoch FROM ${column}) * 1000)::float8`;
 
 async function countsByIssue(projectIds: string[], since: Date, until: Date | null) {
   if (projectIds.length === 0 || (until && until <= since)) return [];
@@ -201,27 +253,84 @@ async function rankKept(candidates: IssueFacts[], projectIds: string[]): Promise
 }
 
 async function issueTexts(ids: string[], projectIds: string[]): Promise<{ id: string; title: string; sample: string }[]> {
-  return queryRows(Prisma.sql`
-    SELECT id::text, title, left(sample_message, ${MESSAGE_READ_CHARS}::int) AS sample
-    FROM issues WHERE id = ANY(${ids}::uuid[]) AND project_id = ANY(${projectIds}::text[])`);
+  return sqlDb()
+    .selectFrom("issues")
+    .select([sql<string>`id::text`.as("id"), "title", sql<string>`left(sample_message, ${MESSAGE_READ_CHARS}::int)`.as("sample")])
+    .where("id", "=", (eb) => eb.fn.any(uuidArray(ids)))
+    .where("project_id", "=", (eb) => eb.fn.any(textArray(projectIds)))
+    .execute();
 }
 
 /** The first event of each kept issue in the window, exactly (one index probe each). */
 async function fillWindowFirst(issues: IssueFacts[], since: Date): Promise<void> {
   const unknown = issues.filter((i) => !i.isNew);
-  if (unknown.length === 0) return;
-  const rows = await prisma.$queryRaw<{ issue_id: string; first: Date | null }[]>`
-    SELECT i.id::text AS issue_id, f.first
-    FROM unnest(${unknown.map((i) => i.issueId)}::uuid[]) AS i(id)
-    CROSS JOIN LATERAL (
-      SELECT occurred_at AS first FROM events WHERE issue_id = i.id AND occurred_at >= ${since}
-      ORDER BY occurred_at ASC LIMIT 1
-    ) f`;
-  const first = new Map(rows.map((r) => [r.issue_id, r.first]));
+  const first = await firstEventsSince(unknown.map((i) => i.issueId), since);
   for (const issue of unknown) {
     const at = first.get(issue.issueId);
-    if (at) issue.windowFirst = new Date(at);
+    if (at) issue.windowFirst = at;
   }
+}
+
+/** The issues whose shape is read, in SHAPE_PHASES order, as many as SHAPE_ROW_BUDGET allows for the grid. */
+function issuesToShape(candidates: IssueFacts[], grid: ShapeGrid): IssueFacts[] {
+  // The whole buckets the tables are read for (from the second bucket's start to the end of the last).
+  const span = grid.starts.length > 1 ? grid.starts.at(-1)!.getTime() - grid.starts[1]!.getTime() + grid.bucketMs : grid.bucketMs;
+  const rowsPerIssue = Math.max(1, Math.ceil(span / (grid.bucketMs % HOUR_MS === 0 ? HOUR_MS : MINUTE_MS)));
+  const limit = Math.min(MAX_SHAPED, Math.max(MIN_SHAPED, Math.floor(SHAPE_ROW_BUDGET / rowsPerIssue)));
+  const ranked = rankIssues(candidates);
+  const byLevel = (level: EventLevel) => ranked.filter((i) => i.level === level);
+  const levels = { error: byLevel("error"), warn: byLevel("warn"), info: byLevel("info") };
+  const byProject = new Map<string, IssueFacts[]>();
+  for (const issue of candidates) byProject.set(issue.projectId, [...(byProject.get(issue.projectId) ?? []), issue]);
+  for (const issues of byProject.values()) {
+    issues.sort((a, b) => b.windowCount - a.windowCount || LEVEL_ORDER[a.level] - LEVEL_ORDER[b.level] || (a.issueId < b.issueId ? -1 : 1));
+  }
+  const chosen = new Set<IssueFacts>();
+  for (const phase of SHAPE_PHASES) {
+    const wanted = [
+      ...(Object.keys(levels) as EventLevel[]).flatMap((level) => levels[level].slice(0, phase.perLevel[level])),
+      ...[...byProject.values()].flatMap((issues) => issues.slice(0, phase.perProject)),
+    ];
+    for (const issue of wanted) {
+      if (chosen.size >= limit) return [...chosen];
+      chosen.add(issue);
+    }
+  }
+  return [...chosen];
+}
+
+/**
+ * Each issue's events per bucket of the grid: every bucket after the first
+ * from the hourly or minute counts (whole units, through the tables' primary
+ * keys, one range per issue), the first (from `since`, which need not fall
+ * on a unit) as the exact window count less the rest.
+ */
+async function fillShapes(issues: IssueFacts[], grid: ShapeGrid, projectIds: string[]): Promise<void> {
+  const n = grid.starts.length;
+  for (const issue of issues) issue.shape = new Array<number>(n).fill(0);
+  if (issues.length > 0 && n > 1) {
+    const start = grid.starts[1]!;
+    const rows = await bucketCountsQuery({ projectIds, issueIds: issues.map((i) => i.issueId), start, end: null, bucketMs: grid.bucketMs }).execute();
+    const byId = new Map(issues.map((i) => [i.issueId, i]));
+    for (const row of rows) {
+      const shape = byId.get(row.issue_id)?.shape;
+      // Events a client dated slightly ahead fall past the last bucket: counted in it.
+      if (shape && row.b >= 0) shape[Math.min(n - 1, row.b + 1)]! += Number(row.n);
+    }
+  }
+  for (const issue of issues) {
+    const rest = issue.shape!.slice(1).reduce((a, b) => a + b, 0);
+    issue.shape![0] = Math.max(0, issue.windowCount - rest);
+  }
+}
+
+/** First seen, days active in the last 14 and the usual rate of the kept issues that are not new (at most 14 daily rows each). */
+async function fillLifetimes(issues: IssueFacts[], projectIds: string[], now: Date): Promise<void> {
+  const known = issues.filter((i) => !i.isNew);
+  const rows = await dailyCountsByIssue({ projectIds, issueIds: known.map((i) => i.issueId), from: lifetimeFrom(now) });
+  const days = new Map<string, { day: Date; count: number }[]>();
+  for (const row of rows) days.set(row.issueId, [...(days.get(row.issueId) ?? []), row]);
+  for (const issue of known) issue.lifetime = lifetimeOf(issue.firstSeen, days.get(issue.issueId) ?? [], now);
 }
 
 /**
@@ -249,37 +358,22 @@ async function examineEvents(issues: IssueFacts[], since: Date, limit: number): 
     }
     if (!gave) break;
   }
-  const ids = [...quota.keys()];
-  const rows = await prisma.$queryRaw<EventRow[]>`
-    SELECT e.id::text, e.issue_id::text, e.project_id, e.level::text AS level, e.occurred_at,
-           left(e.message, ${MESSAGE_READ_CHARS}::int) AS message, length(e.message)::int AS message_length,
-           left(e.context::text, ${CONTEXT_READ_CHARS}::int) AS context_text, length(e.context::text)::int AS context_length
-    FROM unnest(${ids}::uuid[], ${ids.map((id) => quota.get(id)!)}::int[]) AS q(issue_id, n)
-    CROSS JOIN LATERAL (
-      SELECT * FROM events ev WHERE ev.issue_id = q.issue_id AND ev.occurred_at >= ${since}
-      ORDER BY ev.occurred_at DESC, ev.id DESC LIMIT q.n
-    ) e`;
+  const rows = await newestEventsOfIssues(
+    [...quota].map(([issueId, count]) => ({ issueId, count })),
+    since,
+    { messageChars: MESSAGE_READ_CHARS, contextChars: CONTEXT_READ_CHARS },
+  );
   const rank = new Map(issues.map((issue, i) => [issue.issueId, i]));
   const seenPerIssue = new Map<string, number>();
   // Order: the newest of each issue by rank first, then the extra samples.
   const ordered = rows
     .map((row) => {
-      const nth = seenPerIssue.get(row.issue_id) ?? 0;
-      seenPerIssue.set(row.issue_id, nth + 1);
+      const nth = seenPerIssue.get(row.issueId) ?? 0;
+      seenPerIssue.set(row.issueId, nth + 1);
       return { row, nth };
     })
-    .sort((a, b) => a.nth - b.nth || rank.get(a.row.issue_id)! - rank.get(b.row.issue_id)!);
-  return ordered.map(({ row }) => ({
-    id: row.id,
-    issueId: row.issue_id,
-    projectId: row.project_id,
-    level: row.level,
-    occurredAt: new Date(row.occurred_at),
-    message: row.message,
-    messageLength: row.message_length,
-    contextText: compactContext(row.context_text, row.context_length ?? 0),
-    contextLength: row.context_length ?? 0,
-  }));
+    .sort((a, b) => a.nth - b.nth || rank.get(a.row.issueId)! - rank.get(b.row.issueId)!);
+  return ordered.map(({ row }) => ({ ...row, contextText: compactContext(row.contextText, row.contextLength) }));
 }
 
 /** jsonb's text form has spaces after ':' and ','; re-serialise it compactly when it is whole. */

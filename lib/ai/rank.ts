@@ -5,7 +5,7 @@
  * the facts, shared by the built-in digest and the model prompt so that both
  * state the same facts in the same order.
  */
-import type { IssueFacts } from "@/lib/ai/facts";
+import type { IssueFacts, ProjectFacts } from "@/lib/ai/facts";
 import type { EventLevel } from "@/lib/events/schema";
 
 export const LEVEL_ORDER: Record<EventLevel, number> = { error: 0, warn: 1, info: 2 };
@@ -57,16 +57,27 @@ export function issueTrend(issue: Pick<IssueFacts, "isNew" | "windowCount" | "pr
  * Issues worst first. Errors, then warnings, then info: a level is never
  * outranked by a lower one, whatever its size or novelty. Within a level:
  * 1. issues whose text reads like instructions go last (no boost from being
- *    new or growing, so injected text cannot promote itself);
- * 2. new issues and regressions first;
- * 3. growing (isGrowing) before not growing;
- * 4. more events in the window first;
- * 5. ties: latest lastSeen first, then issueId, so the order never depends
+ *    new or growing, so injected text cannot promote itself), and before
+ *    them issues the team ignored (marked, never leading);
+ * 2. then by signal: new issues and regressions first, then accelerating
+ *    now, then growing against the previous window, then a steady source
+ *    that stopped, then the steady ones;
+ * 3. more events in the window first;
+ * 4. ties: latest lastSeen first, then issueId, so the order never depends
  *    on the input order.
  * Returns a new array; the input is left as it is.
  */
 export function rankIssues(issues: IssueFacts[]): IssueFacts[] {
   return [...issues].sort(compareIssues);
+}
+
+/** How much an issue's movement says "look here": higher first, within a level. */
+export function signalStrength(issue: IssueFacts): number {
+  if (issue.isNew || issue.isRegression) return 4;
+  if (issue.motion.accelerating) return 3;
+  if (isGrowing(issue)) return 2;
+  if (issue.motion.stopped) return 1;
+  return 0;
 }
 
 /**
@@ -102,11 +113,11 @@ function compareIssues(a: IssueFacts, b: IssueFacts): number {
   const byLevel = LEVEL_ORDER[a.level] - LEVEL_ORDER[b.level];
   if (byLevel !== 0) return byLevel;
   if (a.instructionLike !== b.instructionLike) return a.instructionLike ? 1 : -1;
-  if (!a.instructionLike) {
-    const fresh = Number(isFreshOrRegressed(b)) - Number(isFreshOrRegressed(a));
-    if (fresh !== 0) return fresh;
-    const growth = Number(isGrowing(b)) - Number(isGrowing(a));
-    if (growth !== 0) return growth;
+  const aIgnored = a.status === "ignored";
+  if (aIgnored !== (b.status === "ignored")) return aIgnored ? 1 : -1;
+  if (!a.instructionLike && !aIgnored) {
+    const bySignal = signalStrength(b) - signalStrength(a);
+    if (bySignal !== 0) return bySignal;
   }
   return (
     b.windowCount - a.windowCount ||
@@ -115,8 +126,61 @@ function compareIssues(a: IssueFacts, b: IssueFacts): number {
   );
 }
 
-function isFreshOrRegressed(issue: IssueFacts): boolean {
-  return issue.isNew || issue.isRegression;
+/** What "Look first at" names: an issue, or a project that stopped sending. */
+export type Lead =
+  | { kind: "issue"; issue: IssueFacts; why: "new" | "regressed" | "accelerating" | "stopped" | "top" }
+  | { kind: "project"; project: ProjectFacts };
+
+export type LookFirst = {
+  lead: Lead | null;
+  /** The top-ranked error (or warning) when the lead is something else: it is steady, and said so. */
+  alsoTop: IssueFacts | null;
+  /** Errors or warnings exist, but only in issues the team ignored. */
+  onlyIgnored: boolean;
+};
+
+/**
+ * What to look at first: the most urgent movement, not the biggest number.
+ * In order: an error that is new, regressed or accelerating; a source that
+ * stopped (a project that went silent for longer than its usual gap, or a
+ * steady info stream, such as a worker's heartbeat); a warning that is new,
+ * regressed or accelerating; else the top-ranked error or warning. Issues
+ * the team ignored never lead, and text that reads like instructions leads
+ * only when nothing else is left (and is then not quoted).
+ */
+export function chooseLookFirst(ranked: IssueFacts[], projects: ProjectFacts[]): LookFirst {
+  const open = ranked.filter((i) => i.status !== "ignored" && i.level !== "info");
+  const eligible = open.filter((i) => !i.instructionLike);
+  const moving = (level: EventLevel) =>
+    eligible.find((i) => i.level === level && (i.isNew || i.isRegression || i.motion.accelerating !== null));
+  const stoppedProject = projects
+    .filter((p) => p.motion.stopped)
+    .sort((a, b) => totalOfCounts(b.window) + totalOfCounts(b.previous) - (totalOfCounts(a.window) + totalOfCounts(a.previous)))[0];
+  const stoppedStream = ranked.find(
+    (i) => i.level === "info" && i.motion.stopped && i.status !== "ignored" && !i.instructionLike && !projects.some((p) => p.projectId === i.projectId && p.motion.stopped),
+  );
+  const top = open[0] ?? null;
+
+  let lead: Lead | null = null;
+  const error = moving("error");
+  const warning = moving("warn");
+  if (error) lead = { kind: "issue", issue: error, why: whyMoving(error) };
+  else if (stoppedProject) lead = { kind: "project", project: stoppedProject };
+  else if (stoppedStream) lead = { kind: "issue", issue: stoppedStream, why: "stopped" };
+  else if (warning) lead = { kind: "issue", issue: warning, why: whyMoving(warning) };
+  else if (top) lead = { kind: "issue", issue: top, why: "top" };
+
+  const leadIssue = lead?.kind === "issue" ? lead.issue : null;
+  const alsoTop = top && lead && leadIssue !== top && !top.instructionLike ? top : null;
+  return { lead, alsoTop, onlyIgnored: !lead && ranked.some((i) => i.level !== "info" && i.status === "ignored") };
+}
+
+function whyMoving(issue: IssueFacts): "new" | "regressed" | "accelerating" {
+  return issue.isNew ? "new" : issue.isRegression ? "regressed" : "accelerating";
+}
+
+function totalOfCounts(c: { error: number; warn: number; info: number }): number {
+  return c.error + c.warn + c.info;
 }
 
 /** A change (a new info issue, such as a deploy) and the new errors that started soon after it. */

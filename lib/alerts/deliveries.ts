@@ -2,12 +2,12 @@ import { prisma, type Prisma } from "@/lib/db/client";
 import { CURSOR_MESSAGE, decodeCursor, encodeCursor } from "@/lib/events/cursor";
 import { errors } from "@/lib/http/errors";
 import { requireOwner, type ProjectAccess } from "@/lib/auth/access";
-import { sendTestNotification } from "@/lib/alerts/processor";
-import { channelLabel } from "@/lib/alerts/rules";
+import type { AlertDeliveryKind, AlertDeliveryStatus } from "@/lib/db/generated/kysely-enums";
+import { channelName, targetLabel } from "@/lib/alerts/channels";
 import type { AlertDeliveriesQuery } from "@/lib/alerts/schemas";
+import { sendTestNotification } from "@/lib/alerts/test-send";
 
-export type AlertDeliveryStatus = "pending" | "sending" | "sent" | "failed" | "suppressed" | "digested" | "cancelled";
-export type AlertDeliveryKind = "new_issue" | "regression" | "spike" | "digest" | "test";
+export type { AlertDeliveryKind, AlertDeliveryStatus };
 
 /** One line of the delivery log. */
 export type AlertDeliveryView = {
@@ -82,7 +82,7 @@ function toView(d: DeliveryRecord, titles: Map<string, string>): AlertDeliveryVi
     ruleId: d.ruleId,
     kind: d.kind,
     issue: d.issueId ? { id: d.issueId, title: titles.get(d.issueId) ?? "(deleted issue)" } : null,
-    channel: d.target ?? (d.rule ? channelLabel(d.rule) : "(deleted rule)"),
+    channel: d.target ?? (d.rule ? targetLabel(channelName({ channel: d.rule.channel, webhook_format: d.rule.webhookFormat }), { url: d.rule.webhookUrl }) : "(deleted rule)"),
     status: d.status,
     answer: d.answer,
     attempts: d.attempts,

@@ -1,10 +1,14 @@
-import { prisma, type Prisma } from "@/lib/db/client";
-import type { EventLevel } from "@/lib/events/schema";
+import { randomUUID } from "node:crypto";
+import type { Selectable } from "kysely";
+import type { Prisma } from "@/lib/db/client";
+import type { AlertSpikeScope, AlertTrigger, EventLevel, WebhookFormat } from "@/lib/db/generated/kysely-enums";
+import type { AlertRule } from "@/lib/db/generated/kysely";
+import { sqlDb } from "@/lib/db/sql";
 import { errors } from "@/lib/http/errors";
 import { requireOwner, type ProjectAccess } from "@/lib/auth/access";
+import { membersAmong } from "@/lib/auth/memberships";
 import { newSigningSecret } from "@/lib/alerts/signing";
-import { hostOf } from "@/lib/alerts/webhook-address";
-import { MAX_RULES_PER_PROJECT, type AlertTrigger, type CreateAlertRuleInput, type SpikeScope, type WebhookFormat } from "@/lib/alerts/schemas";
+import { MAX_RULES_PER_PROJECT, type CreateAlertRuleInput } from "@/lib/alerts/schemas";
 
 export type AlertChannelView = { type: "email"; userIds: string[] } | { type: "webhook"; url: string; format: WebhookFormat };
 
@@ -13,29 +17,33 @@ export type AlertRuleView = {
   id: string;
   trigger: AlertTrigger;
   minLevel: EventLevel;
-  spike: { count: number; minutes: number; scope: SpikeScope } | null;
+  spike: { count: number; minutes: number; scope: AlertSpikeScope } | null;
   /** A webhook's URL is shown whole to owners; members see its origin only (a Slack or Discord URL is itself a credential). */
   channel: AlertChannelView;
+  /** A webhook that kept failing, paused until an owner resumes it (lib/alerts/pause.ts). */
+  paused: { at: string; reason: string | null } | null;
   createdAt: string;
 };
 
 export type CreatedAlertRule = { rule: AlertRuleView; signingSecret?: string };
 
-const ruleSelect = {
-  id: true,
-  trigger: true,
-  minLevel: true,
-  spikeCount: true,
-  spikeMinutes: true,
-  spikeScope: true,
-  channel: true,
-  emailUserIds: true,
-  webhookUrl: true,
-  webhookFormat: true,
-  createdAt: true,
-} satisfies Prisma.AlertRuleSelect;
+const VIEW_COLUMNS = [
+  "id",
+  "trigger",
+  "min_level",
+  "spike_count",
+  "spike_minutes",
+  "spike_scope",
+  "channel",
+  "email_user_ids",
+  "webhook_url",
+  "webhook_format",
+  "paused_at",
+  "pause_reason",
+  "created_at",
+] as const;
 
-type RuleRecord = Prisma.AlertRuleGetPayload<{ select: typeof ruleSelect }>;
+type RuleRecord = Pick<Selectable<AlertRule>, (typeof VIEW_COLUMNS)[number]>;
 
 /** A URL reduced to its origin, for readers who may not hold the whole of it. */
 export function redactedUrl(url: string): string {
@@ -50,23 +58,20 @@ function toView(rule: RuleRecord, showSecrets: boolean): AlertRuleView {
   return {
     id: rule.id,
     trigger: rule.trigger,
-    minLevel: rule.minLevel,
-    spike: rule.trigger === "spike" ? { count: rule.spikeCount ?? 0, minutes: rule.spikeMinutes ?? 0, scope: rule.spikeScope ?? "issue" } : null,
+    minLevel: rule.min_level,
+    spike: rule.trigger === "spike" ? { count: rule.spike_count ?? 0, minutes: rule.spike_minutes ?? 0, scope: rule.spike_scope ?? "issue" } : null,
     channel:
       rule.channel === "webhook"
-        ? { type: "webhook", url: showSecrets ? (rule.webhookUrl ?? "") : redactedUrl(rule.webhookUrl ?? ""), format: rule.webhookFormat ?? "json" }
-        : { type: "email", userIds: rule.emailUserIds },
-    createdAt: rule.createdAt.toISOString(),
+        ? { type: "webhook", url: showSecrets ? (rule.webhook_url ?? "") : redactedUrl(rule.webhook_url ?? ""), format: rule.webhook_format ?? "json" }
+        : { type: "email", userIds: rule.email_user_ids },
+    paused: rule.paused_at ? { at: rule.paused_at.toISOString(), reason: rule.pause_reason } : null,
+    createdAt: rule.created_at.toISOString(),
   };
 }
 
 /** A project's alert rules, oldest first (members read, owners see webhook URLs whole). */
 export async function listAlertRules(access: ProjectAccess): Promise<AlertRuleView[]> {
-  const rules = await prisma.alertRule.findMany({
-    where: { projectId: access.projectId },
-    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-    select: ruleSelect,
-  });
+  const rules = await sqlDb().selectFrom("alert_rules").select(VIEW_COLUMNS).where("project_id", "=", access.projectId).orderBy("created_at").orderBy("id").execute();
   return rules.map((rule) => toView(rule, access.role === "owner"));
 }
 
@@ -77,36 +82,38 @@ export async function listAlertRules(access: ProjectAccess): Promise<AlertRuleVi
 export async function createAlertRule(access: ProjectAccess, input: CreateAlertRuleInput): Promise<CreatedAlertRule> {
   requireOwner(access);
   const { projectId } = access;
+  const db = sqlDb();
   if (input.channel.type === "email") {
     const ids = input.channel.userIds;
-    const members = await prisma.membership.findMany({ where: { projectId, userId: { in: ids } }, select: { userId: true } });
-    const known = new Set(members.map((m) => m.userId));
+    const known = await membersAmong(projectId, ids);
     const strangers = ids.flatMap((id, i) => (known.has(id) ? [] : [{ path: `channel.userIds.${i}`, message: "Not a member of this project." }]));
     if (strangers.length > 0) throw errors.validation(strangers);
   }
   const signing = input.channel.type === "webhook" ? newSigningSecret() : null;
-  const rule = await prisma.$transaction(async (tx) => {
+  const rule = await db.transaction().execute(async (trx) => {
     // Serializes rule creation in one project so the cap holds; NO KEY UPDATE
     // leaves event inserts (KEY SHARE for their foreign key) unblocked.
-    await tx.$queryRaw`SELECT id FROM projects WHERE id = ${projectId} FOR NO KEY UPDATE`;
-    const count = await tx.alertRule.count({ where: { projectId } });
-    if (count >= MAX_RULES_PER_PROJECT) throw errors.conflict(`A project has at most ${MAX_RULES_PER_PROJECT} alert rules. Delete one first.`);
-    return tx.alertRule.create({
-      data: {
-        projectId,
+    await trx.selectFrom("projects").select("id").where("id", "=", projectId).forNoKeyUpdate().execute();
+    const { n } = await trx.selectFrom("alert_rules").select((eb) => eb.fn.countAll<string>().as("n")).where("project_id", "=", projectId).executeTakeFirstOrThrow();
+    if (Number(n) >= MAX_RULES_PER_PROJECT) throw errors.conflict(`A project has at most ${MAX_RULES_PER_PROJECT} alert rules. Delete one first.`);
+    return trx
+      .insertInto("alert_rules")
+      .values({
+        id: randomUUID(),
+        project_id: projectId,
         trigger: input.trigger,
-        minLevel: input.minLevel,
-        spikeCount: input.spike?.count ?? null,
-        spikeMinutes: input.spike?.minutes ?? null,
-        spikeScope: input.spike?.scope ?? null,
+        min_level: input.minLevel,
+        spike_count: input.spike?.count ?? null,
+        spike_minutes: input.spike?.minutes ?? null,
+        spike_scope: input.spike?.scope ?? null,
         channel: input.channel.type,
-        emailUserIds: input.channel.type === "email" ? input.channel.userIds : [],
-        webhookUrl: input.channel.type === "webhook" ? input.channel.url : null,
-        webhookFormat: input.channel.type === "webhook" ? input.channel.format : null,
-        webhookSecret: signing?.sealed ?? null,
-      },
-      select: ruleSelect,
-    });
+        email_user_ids: input.channel.type === "email" ? input.channel.userIds : [],
+        webhook_url: input.channel.type === "webhook" ? input.channel.url : null,
+        webhook_format: input.channel.type === "webhook" ? input.channel.format : null,
+        webhook_secret: signing?.sealed ?? null,
+      })
+      .returning(VIEW_COLUMNS)
+      .executeTakeFirstOrThrow();
   });
   return { rule: toView(rule, true), ...(signing ? { signingSecret: signing.secret } : {}) };
 }
@@ -117,14 +124,36 @@ export async function createAlertRule(access: ProjectAccess, input: CreateAlertR
  */
 export async function deleteAlertRule(access: ProjectAccess, ruleId: string): Promise<void> {
   requireOwner(access);
-  const deleted = await prisma.$transaction(async (tx) => {
-    await tx.alertDelivery.updateMany({
-      where: { ruleId, projectId: access.projectId, status: "pending" },
-      data: { status: "cancelled", answer: "its rule was deleted" },
+  const deleted = await sqlDb()
+    .transaction()
+    .execute(async (trx) => {
+      await trx
+        .updateTable("alert_deliveries")
+        .set({ status: "cancelled", answer: "its rule was deleted" })
+        .where("rule_id", "=", ruleId)
+        .where("project_id", "=", access.projectId)
+        .where("status", "=", "pending")
+        .execute();
+      return trx.deleteFrom("alert_rules").where("id", "=", ruleId).where("project_id", "=", access.projectId).executeTakeFirst();
     });
-    return tx.alertRule.deleteMany({ where: { id: ruleId, projectId: access.projectId } });
-  });
-  if (deleted.count === 0) throw errors.notFound("No alert rule with this id in this project.");
+  if (Number(deleted.numDeletedRows) === 0) throw errors.notFound("No alert rule with this id in this project.");
+}
+
+/**
+ * Resumes a paused webhook (owners): its failures are forgotten and new
+ * notifications go out again; those cancelled while it was paused stay so.
+ */
+export async function resumeAlertRule(access: ProjectAccess, ruleId: string): Promise<AlertRuleView> {
+  requireOwner(access);
+  const rule = await sqlDb()
+    .updateTable("alert_rules")
+    .set({ paused_at: null, pause_reason: null, failures_in_row: 0, failing_since: null })
+    .where("id", "=", ruleId)
+    .where("project_id", "=", access.projectId)
+    .returning(VIEW_COLUMNS)
+    .executeTakeFirst();
+  if (!rule) throw errors.notFound("No alert rule with this id in this project.");
+  return toView(rule, true);
 }
 
 /**
@@ -138,16 +167,4 @@ export async function createDefaultAlertRules(tx: Prisma.TransactionClient, proj
       { projectId, trigger: "regression", minLevel: "info", channel: "email", emailUserIds: [ownerId] },
     ],
   });
-}
-
-/** Where a rule sends, in words for the log: the recipients, or the webhook's format and host. */
-export function channelLabel(rule: { channel: "email" | "webhook"; webhookUrl: string | null; webhookFormat: WebhookFormat | null }, recipients?: string[]): string {
-  if (rule.channel === "email") return recipients ? `email to ${recipients.join(", ") || "nobody"}` : "email";
-  let host = "?";
-  try {
-    host = hostOf(new URL(rule.webhookUrl ?? ""));
-  } catch {
-    // shown as "?"
-  }
-  return `${rule.webhookFormat ?? "json"} webhook to ${host}`;
 }

@@ -1,17 +1,11 @@
 import { z } from "zod";
 import { settings } from "@/lib/config/settings";
+import { AlertSpikeScope, AlertTrigger, WebhookFormat } from "@/lib/db/generated/kysely-enums";
 import { EVENT_LEVELS } from "@/lib/events/schema";
 import { idSchema } from "@/lib/http/input";
 import { webhookUrlProblem } from "@/lib/alerts/webhook-address";
 
-/** Input schemas of the alerts API and the settings form (SPEC, "Alerts"). */
-
-export const ALERT_TRIGGERS = ["new_issue", "regression", "spike"] as const;
-export type AlertTrigger = (typeof ALERT_TRIGGERS)[number];
-export const WEBHOOK_FORMATS = ["json", "slack", "discord"] as const;
-export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
-export const SPIKE_SCOPES = ["issue", "project"] as const;
-export type SpikeScope = (typeof SPIKE_SCOPES)[number];
+/** Input schemas of the alerts API and the settings form (the values come from the schema's enums). */
 
 /** Rules one project may have; members one email rule may name. */
 export const MAX_RULES_PER_PROJECT = 50;
@@ -30,7 +24,7 @@ const spikeSchema = z.strictObject(
   {
     count: wholeNumber("The spike's count", 1, 1_000_000),
     minutes: wholeNumber("The spike's minutes", 1, MAX_SPIKE_MINUTES),
-    scope: z.enum(SPIKE_SCOPES, { error: "Must be issue (each issue's events) or project (all the project's events)." }).default("issue"),
+    scope: z.enum(AlertSpikeScope, { error: "Must be issue (each issue's events) or project (all the project's events)." }).default("issue"),
   },
   { error: "Must be an object {count, minutes, scope?}." },
 );
@@ -58,7 +52,7 @@ const channelSchema = z.discriminatedUnion(
     z.strictObject({
       type: z.literal("webhook"),
       url: webhookUrlSchema,
-      format: z.enum(WEBHOOK_FORMATS, { error: "Must be json, slack or discord." }),
+      format: z.enum(WebhookFormat, { error: "Must be json, slack or discord." }),
     }),
   ],
   { error: "Must be {type: \"email\", userIds} or {type: \"webhook\", url, format}." },
@@ -66,7 +60,7 @@ const channelSchema = z.discriminatedUnion(
 
 export const createAlertRuleBodySchema = z
   .strictObject({
-    trigger: z.enum(ALERT_TRIGGERS, { error: "Must be new_issue, regression or spike." }),
+    trigger: z.enum(AlertTrigger, { error: "Must be new_issue, regression or spike." }),
     minLevel: z.enum(EVENT_LEVELS, { error: "Must be error, warn or info (the least severe level that notifies)." }),
     spike: spikeSchema.optional(),
     channel: channelSchema,

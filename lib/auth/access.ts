@@ -1,5 +1,5 @@
-import { prisma } from "@/lib/db/client";
 import { errors } from "@/lib/http/errors";
+import { findAccessGrant } from "@/lib/auth/memberships";
 import type { ProjectRole } from "@/lib/auth/roles";
 
 export const PROJECT_NOT_FOUND = "No project with this id, or you are not a member of it.";
@@ -25,18 +25,9 @@ export type ProjectAccess = {
  * reveals that a project exists); with `required: "owner"`, members get 403.
  */
 export async function resolveProjectAccess(userId: string, projectId: string, required: ProjectRole = "member"): Promise<ProjectAccess> {
-  const membership = await prisma.membership.findUnique({
-    where: { projectId_userId: { projectId, userId } },
-    select: { role: true, project: { select: { name: true, createdAt: true } } },
-  });
-  if (!membership) throw errors.notFound(PROJECT_NOT_FOUND);
-  const access = {
-    userId,
-    projectId,
-    projectName: membership.project.name,
-    projectCreatedAt: membership.project.createdAt,
-    role: membership.role,
-  } as ProjectAccess;
+  const grant = await findAccessGrant(userId, projectId);
+  if (!grant) throw errors.notFound(PROJECT_NOT_FOUND);
+  const access = { userId, projectId, projectName: grant.projectName, projectCreatedAt: grant.projectCreatedAt, role: grant.role } as ProjectAccess;
   if (required === "owner") requireOwner(access);
   return access;
 }

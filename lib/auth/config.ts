@@ -6,7 +6,7 @@ import { deriveKey } from "@/lib/config/secrets";
 import { logger } from "@/lib/log";
 import { settings } from "@/lib/config/settings";
 import { deliverSignInLink } from "@/lib/auth/sign-in-email";
-import { sendInBackground } from "@/lib/http/background";
+import { sendInBackground } from "@/lib/jobs/background";
 import { checkSignInRequest } from "@/lib/auth/sign-in-request";
 import { safeRedirectUrl } from "@/lib/auth/safe-callback";
 import { SESSION_MAX_AGE_SECONDS, SESSION_UPDATE_AGE_SECONDS, SIGN_IN_LINK_LIFETIME_SECONDS } from "@/lib/auth/lifetimes";

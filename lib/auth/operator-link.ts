@@ -1,10 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { authSecret } from "@/lib/auth/config";
 import { SIGN_IN_LINK_LIFETIME_SECONDS } from "@/lib/auth/lifetimes";
+import { configuredOrigin } from "@/lib/auth/public-origin";
 import { confirmationUrl, authCallbackAction } from "@/lib/auth/sign-in-email";
-import { settings } from "@/lib/config/settings";
 import { sha256Hex } from "@/lib/crypto/hash";
 import { prisma } from "@/lib/db/client";
+import { findUserIdByEmail } from "@/lib/auth/users";
 
 export class UnknownUserError extends Error {}
 
@@ -16,14 +17,13 @@ export class UnknownUserError extends Error {}
  */
 export async function createOperatorSignInLink(email: string, now = new Date()): Promise<{ url: string; expires: Date }> {
   const address = email.trim().toLowerCase();
-  const user = await prisma.user.findUnique({ where: { email: address }, select: { id: true } });
-  if (!user) throw new UnknownUserError(`No user has the address ${address}. Create one first: npm run telltale -- project create --name <name> --owner ${address}`);
+  if (!(await findUserIdByEmail(address))) throw new UnknownUserError(`No user has the address ${address}. Create one first: npm run telltale -- project create --name <name> --owner ${address}`);
   const secret = authSecret();
   if (!secret) throw new Error("Set AUTH_SECRET (or TELLTALE_SECRET) first: sign-in links are signed with it.");
   const token = randomBytes(32).toString("hex");
   const expires = new Date(now.getTime() + SIGN_IN_LINK_LIFETIME_SECONDS * 1000);
   await prisma.verificationToken.create({ data: { identifier: address, token: sha256Hex(`${token}${secret}`), expires } });
-  const origin = (settings().auth.url ?? `http://localhost:${settings().port}`).replace(/\/+$/, "");
+  const origin = configuredOrigin();
   const callbackAction = authCallbackAction({ token, email: address, callbackUrl: `${origin}/projects` });
   return { url: confirmationUrl(`${origin}${callbackAction}`), expires };
 }

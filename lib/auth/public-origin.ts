@@ -9,6 +9,25 @@ function firstValue(header: string | null): string | undefined {
 }
 
 /**
+ * The origin users reach this service at, when there is no request to ask
+ * (alert notifications, operator commands): AUTH_URL's origin, else this
+ * server on localhost.
+ */
+export function configuredOrigin(): string {
+  return authUrlOrigin() ?? `http://localhost:${settings().port}`;
+}
+
+function authUrlOrigin(): string | null {
+  const configured = settings().auth.url;
+  if (!configured) return null;
+  try {
+    return new URL(configured).origin;
+  } catch {
+    return null;
+  }
+}
+
+/**
  * The origin users reach this service at, for links in mails: AUTH_URL when
  * set (what Auth.js uses too); else, behind a trusted proxy
  * (AUTH_TRUST_HOST=true), the host and scheme it forwards; else the request's
@@ -16,14 +35,8 @@ function firstValue(header: string | null): string | undefined {
  * otherwise make invitation links point at its own site.
  */
 export function publicOrigin(request: Request): string {
-  const configured = settings().auth.url;
-  if (configured) {
-    try {
-      return new URL(configured).origin;
-    } catch {
-      // fall through to the request's own origin
-    }
-  }
+  const configured = authUrlOrigin();
+  if (configured) return configured;
   const url = new URL(request.url);
   const trusted = settings().auth.trustHost;
   const candidates = [trusted ? firstValue(request.headers.get("x-forwarded-host")) : undefined, request.headers.get("host")?.trim()];

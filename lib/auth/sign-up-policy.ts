@@ -1,5 +1,8 @@
+import type { Kysely } from "kysely";
 import { settings } from "@/lib/config/settings";
-import { prisma, type Prisma } from "@/lib/db/client";
+import { sqlDb, type DB } from "@/lib/db/sql";
+import { pendingInvitationTo } from "@/lib/invitations/queries";
+import { anyUser, liveSignInTokenForOtherAddress, userWithEmail } from "@/lib/auth/users";
 
 /**
  * Who may receive a sign-in link (SIGNUP): `invite` (the production
@@ -12,15 +15,21 @@ import { prisma, type Prisma } from "@/lib/db/client";
  * operator to become its first user).
  * The caller answers the same either way (lib/auth/sign-in-request.ts).
  */
-export async function mayReceiveSignInLink(email: string, db: Prisma.TransactionClient = prisma): Promise<boolean> {
+export async function mayReceiveSignInLink(email: string, db: Kysely<DB> = sqlDb()): Promise<boolean> {
   const { policy, domains } = settings().signUp;
   if (policy === "open") return true;
   const address = email.trim().toLowerCase();
   if (policy === "domains" && domains.includes(address.slice(address.lastIndexOf("@") + 1))) return true;
-  const [row] = await db.$queryRaw<{ known: boolean }[]>`
-    SELECT EXISTS (SELECT 1 FROM users WHERE email = ${address})
-        OR EXISTS (SELECT 1 FROM invitations WHERE email = ${address} AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > now())
-        OR (NOT EXISTS (SELECT 1 FROM users)
-            AND NOT EXISTS (SELECT 1 FROM verification_tokens WHERE identifier <> ${address} AND expires > now())) AS known`;
+  const row = await db
+    .selectNoFrom((eb) =>
+      eb
+        .or([
+          eb.exists(userWithEmail(address)),
+          eb.exists(pendingInvitationTo(address)),
+          eb.and([eb.not(eb.exists(anyUser())), eb.not(eb.exists(liveSignInTokenForOtherAddress(address)))]),
+        ])
+        .as("known"),
+    )
+    .executeTakeFirst();
   return row?.known === true;
 }

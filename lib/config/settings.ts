@@ -152,6 +152,7 @@ export const SETTING_SPECS = {
   AI_PROMPT_BUDGET_CHARS: int(24_000, 2_000, 400_000),
   AI_CACHE_TTL_MS: int(60_000, 0, 3_600_000),
   AI_RATE_LIMIT_PER_MINUTE: int(10, 0),
+  AI_SCRUB: flag("mask what looks like secrets or personal data (emails, IP addresses, tokens and keys, card numbers, long digit runs) in event text before it is sent to an AI provider", true),
   CRON_SECRET: secret("bearer token of the POST /api/cron/* routes; unset: those routes are off"),
   RETENTION_DAYS: int(90, 0, 36_500, "days events are kept (by their time, occurredAt); 0: forever"),
   REDIS_URL: url("Redis shared by several instances (rate limits, key-cache invalidation, summary cache); unset: per process", ["redis:", "rediss:"]),
@@ -229,6 +230,8 @@ function structure(v: Raw) {
       promptBudgetChars: v.AI_PROMPT_BUDGET_CHARS,
       cacheTtlMs: v.AI_CACHE_TTL_MS,
       rateLimitPerMinute: v.AI_RATE_LIMIT_PER_MINUTE,
+      /** Mask secrets and personal data in what is sent to the provider. */
+      scrub: v.AI_SCRUB,
     },
     /** Never logged, never in a response. */
     cron: { secret: v.CRON_SECRET },

@@ -8,6 +8,11 @@ export type { PrismaClient } from "./generated/client.ts";
 
 type Db = { prisma: PrismaClient; pool: pg.Pool };
 
+// Dates sent to node-postgres (Kysely's parameters) are written in UTC: its
+// default, local time with the offset in whole minutes, shifts times of zones
+// whose old offsets had seconds (0001-01-01 in Europe/Paris became 00:00:21Z).
+pg.defaults.parseInputDatesAsUTC = true;
+
 const globalForDb = globalThis as unknown as { __telltaleDb?: Db };
 
 /** Reads DATABASE_URL; the launchers (npm run dev/start, tests, scripts) set it
@@ -30,6 +35,15 @@ export function databaseUrl(): string {
  * transaction, for the next request to write into.)
  */
 class DeadlineClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    // A connection lost while the client is checked out (a Kysely
+    // transaction between statements) emits 'error' with nobody listening,
+    // which would crash the process; the next query on it fails instead,
+    // and the pool replaces it.
+    this.on("error", () => {});
+  }
+
   // @ts-expect-error pg's overloads: every form is passed through unchanged.
   override query(config: unknown, values?: unknown, callback?: unknown): unknown {
     const close = (error: unknown) => {

@@ -1,9 +1,10 @@
-import { prisma, Prisma } from "@/lib/db/client";
+import { sql } from "kysely";
+import { sqlDb } from "@/lib/db/sql";
 import type { EventFilters } from "@/lib/events/filters";
 import { assertSupportedTimes, eventConditions } from "@/lib/events/list";
 import type { EventLevel } from "@/lib/events/schema";
 import { errors } from "@/lib/http/errors";
-import { bucketCountsSql } from "@/lib/issues/window-counts";
+import { bucketCounts } from "@/lib/issues/bucket-counts";
 import type { ProjectAccess } from "@/lib/auth/access";
 
 export type HistogramBucket = { bucket: string; error: number; warn: number; info: number };
@@ -46,17 +47,22 @@ export async function eventHistogram(access: ProjectAccess, filters: HistogramFi
   const first = Math.floor(start.getTime() / size) * size;
   const from = new Date(Math.floor(start.getTime() / 60_000) * 60_000);
   const levels = filters.level ?? [];
-  type Row = { bucket_ms: bigint | number; level: EventLevel; n: bigint | number };
+  type Row = { bucket_ms: string; level: EventLevel; n: string };
   let rows: Row[];
   if (filters.q) {
-    const conditions = eventConditions(access, { ...filters, since: from, until: end });
-    rows = await prisma.$queryRaw<Row[]>`
-      SELECT (floor(extract(epoch FROM occurred_at) * 1000 / ${size}) * ${size})::bigint AS bucket_ms, level::text AS level, count(*)::bigint AS n
-      FROM events WHERE ${Prisma.join(conditions, " AND ")}
-      GROUP BY 1, 2`;
+    rows = await sqlDb()
+      .selectFrom("events")
+      .select((eb) => [
+        sql<string>`(floor(extract(epoch FROM ${eb.ref("occurred_at")}) * 1000 / ${size}) * ${size})::bigint`.as("bucket_ms"),
+        "level",
+        eb.cast<string>(eb.fn.countAll(), "bigint").as("n"),
+      ])
+      .where((eb) => eb.and(eventConditions(eb, access, { ...filters, since: from, until: end })))
+      .groupBy(["bucket_ms", "level"])
+      .execute();
   } else {
     // From the hourly counts when buckets are whole hours, else the minutes.
-    const counts = bucketCountsSql({
+    const counts = bucketCounts({
       projectIds: [access.projectId],
       issueIds: filters.issueId ? [filters.issueId] : undefined,
       levels,
@@ -64,9 +70,15 @@ export async function eventHistogram(access: ProjectAccess, filters: HistogramFi
       end,
       bucketMs: size,
     });
-    rows = await prisma.$queryRaw<Row[]>`
-      SELECT (${first}::bigint + b::bigint * ${size}::bigint) AS bucket_ms, level::text AS level, sum(n)::bigint AS n
-      FROM (${counts}) AS c GROUP BY 1, 2`;
+    rows = await sqlDb()
+      .selectFrom(counts.as("c"))
+      .select((eb) => [
+        sql<string>`(${first}::bigint + ${eb.ref("c.b")}::bigint * ${size}::bigint)`.as("bucket_ms"),
+        "c.level",
+        eb.cast<string>(eb.fn.sum("c.n"), "bigint").as("n"),
+      ])
+      .groupBy(["bucket_ms", "c.level"])
+      .execute();
   }
 
   const buckets = new Map<number, HistogramBucket>();

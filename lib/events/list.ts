@@ -1,4 +1,5 @@
-import { prisma, Prisma } from "@/lib/db/client";
+import { sql, type Expression, type ExpressionBuilder, type SqlBool } from "kysely";
+import { sqlDb, type DB } from "@/lib/db/sql";
 import { CURSOR_MESSAGE, decodeCursor, encodeCursor } from "@/lib/events/cursor";
 import { DEFAULT_EVENTS_LIMIT, LIMIT_MESSAGE, MAX_EVENTS_LIMIT, TIME_MESSAGE, type EventFilters } from "@/lib/events/filters";
 import type { EventLevel } from "@/lib/events/schema";
@@ -34,10 +35,10 @@ type EventRecord = {
   context: unknown;
   timestamp: Date | null;
   received_at: Date;
-  occurred_at: Date;
+  occurred_at: Date | null;
 };
 
-const EVENT_COLUMNS = Prisma.sql`id::text AS id, project_id, issue_id::text AS issue_id, level::text AS level, message, context, timestamp, received_at, occurred_at`;
+const EVENT_COLUMNS = ["id", "project_id", "issue_id", "level", "message", "context", "timestamp", "received_at", "occurred_at"] as const;
 
 function toStoredEvent(row: EventRecord): StoredEvent {
   return {
@@ -49,7 +50,7 @@ function toStoredEvent(row: EventRecord): StoredEvent {
     context: (row.context ?? null) as Record<string, unknown> | null,
     timestamp: row.timestamp ? new Date(row.timestamp).toISOString() : null,
     receivedAt: new Date(row.received_at).toISOString(),
-    occurredAt: new Date(row.occurred_at).toISOString(),
+    occurredAt: new Date(row.occurred_at!).toISOString(),
   };
 }
 
@@ -69,36 +70,41 @@ export function assertSupportedTimes(times: { since?: Date; until?: Date }): voi
   if (problems.length > 0) throw errors.validation(problems);
 }
 
-/** [since, until) on the events' own time. */
-export function timeBounds(since?: Date, until?: Date): Prisma.Sql[] {
-  const conditions: Prisma.Sql[] = [];
-  if (since) conditions.push(Prisma.sql`occurred_at >= ${since.toISOString()}::timestamptz`);
-  if (until) conditions.push(Prisma.sql`occurred_at < ${until.toISOString()}::timestamptz`);
-  return conditions;
+/** `text ILIKE pattern` where the pattern escapes with a backslash (escapeLike). */
+export function ilike(text: Expression<unknown>, pattern: string) {
+  return sql<SqlBool>`${text} ILIKE ${pattern} ESCAPE '\\'`;
 }
 
 /**
  * The conditions of a filtered view of a project's events (list, chart):
- * level, text (the message or any value in the context) and issue.
+ * [since, until) on the events' own time, level, text (the message or any
+ * value in the context) and issue.
  */
-export function eventConditions(access: ProjectAccess, filters: Pick<EventFilters, "level" | "q" | "issueId" | "since" | "until">): Prisma.Sql[] {
-  const conditions: Prisma.Sql[] = [Prisma.sql`project_id = ${access.projectId}`, ...timeBounds(filters.since, filters.until)];
+export function eventConditions(
+  eb: ExpressionBuilder<DB, "events">,
+  access: ProjectAccess,
+  filters: Pick<EventFilters, "level" | "q" | "issueId" | "since" | "until">,
+): Expression<SqlBool>[] {
+  const conditions: Expression<SqlBool>[] = [eb("project_id", "=", access.projectId)];
+  if (filters.since) conditions.push(eb("occurred_at", ">=", filters.since));
+  if (filters.until) conditions.push(eb("occurred_at", "<", filters.until));
   const levels = filters.level ?? [];
-  if (levels.length > 0) conditions.push(Prisma.sql`level IN (${Prisma.join(levels.map((l) => Prisma.sql`${l}::event_level`))})`);
-  if (filters.issueId) conditions.push(Prisma.sql`issue_id = ${filters.issueId}::uuid`);
+  if (levels.length > 0) conditions.push(eb("level", "in", levels));
+  if (filters.issueId) conditions.push(eb("issue_id", "=", filters.issueId));
   if (filters.q) {
     const pattern = `%${escapeLike(filters.q)}%`;
-    const inContext = Prisma.sql`EXISTS (
-      SELECT 1 FROM jsonb_path_query(context, 'strict $.**') AS v(value)
-      WHERE jsonb_typeof(v.value) IN ('string', 'number', 'boolean') AND (v.value #>> '{}') ILIKE ${pattern} ESCAPE '\\')`;
+    const inContext = sql<SqlBool>`EXISTS (
+      SELECT 1 FROM jsonb_path_query(${eb.ref("context")}, 'strict $.**') AS v(value)
+      WHERE jsonb_typeof(v.value) IN ('string', 'number', 'boolean') AND ${ilike(sql`(v.value #>> '{}')`, pattern)})`;
     // The context as JSON text holds every value as written, unless the text
     // has a character JSON escapes (a quote, a backslash, a control
     // character): then a match in it is a cheap first test, and the walk over
     // the values (ten times its cost) runs only for the events that pass it.
+    const message = ilike(eb.ref("message"), pattern);
     conditions.push(
       JSON_ESCAPED.test(filters.q)
-        ? Prisma.sql`(message ILIKE ${pattern} ESCAPE '\\' OR ${inContext})`
-        : Prisma.sql`(message ILIKE ${pattern} ESCAPE '\\' OR (context::text ILIKE ${pattern} ESCAPE '\\' AND ${inContext}))`,
+        ? eb.or([message, inContext])
+        : eb.or([message, eb.and([ilike(eb.cast(eb.ref("context"), "text"), pattern), inContext])]),
     );
   }
   return conditions;
@@ -118,47 +124,30 @@ export async function listProjectEvents(access: ProjectAccess, filters: EventFil
   const position = filters.cursor === undefined ? undefined : decodeCursor(filters.cursor);
   if (position === null) throw errors.validation([{ path: "cursor", message: CURSOR_MESSAGE }]);
 
-  const conditions = eventConditions(access, filters);
-  if (position) {
-    conditions.push(Prisma.sql`(occurred_at, id) < (${position.at.toISOString()}::timestamptz, ${position.id}::uuid)`);
-  }
-
-  const rows = await prisma.$queryRaw<EventRecord[]>`
-    SELECT ${EVENT_COLUMNS}
-    FROM events
-    WHERE ${Prisma.join(conditions, " AND ")}
-    ORDER BY occurred_at DESC, id DESC
-    LIMIT ${limit + 1}`;
+  const rows = await sqlDb()
+    .selectFrom("events")
+    .select(EVENT_COLUMNS)
+    .where((eb) => {
+      const conditions = eventConditions(eb, access, filters);
+      if (position) conditions.push(eb(eb.refTuple("occurred_at", "id"), "<", eb.tuple(position.at, position.id)));
+      return eb.and(conditions);
+    })
+    .orderBy("occurred_at", "desc")
+    .orderBy("id", "desc")
+    .limit(limit + 1)
+    .execute();
 
   const page = rows.slice(0, limit);
   const last = page.at(-1);
   return {
     events: page.map(toStoredEvent),
-    nextCursor: rows.length > limit && last ? encodeCursor({ at: new Date(last.occurred_at), id: last.id }) : null,
+    nextCursor: rows.length > limit && last ? encodeCursor({ at: new Date(last.occurred_at!), id: last.id }) : null,
   };
 }
 
 /** One event of the project (a permalink), or 404. */
 export async function getProjectEvent(access: ProjectAccess, eventId: string): Promise<StoredEvent> {
-  const rows = await prisma.$queryRaw<EventRecord[]>`
-    SELECT ${EVENT_COLUMNS} FROM events WHERE id = ${eventId}::uuid AND project_id = ${access.projectId}`;
-  if (rows.length === 0) throw errors.notFound("No event with this id in this project.");
-  return toStoredEvent(rows[0]!);
-}
-
-/** Whether the project has received any event at all (the dashboard's first-event help). */
-export async function projectHasEvents(access: ProjectAccess): Promise<boolean> {
-  const rows = await prisma.$queryRaw<unknown[]>`SELECT 1 FROM issues WHERE project_id = ${access.projectId} LIMIT 1`;
-  return rows.length > 0;
-}
-
-/**
- * Events received per project, for the given projects (the caller's own
- * list): the sum of their issues' totals, which retention leaves intact.
- */
-export async function countEventsByProject(projectIds: string[]): Promise<Map<string, number>> {
-  if (projectIds.length === 0) return new Map();
-  const rows = await prisma.$queryRaw<{ project_id: string; n: bigint | number }[]>`
-    SELECT project_id, sum(count) AS n FROM issues WHERE project_id = ANY(${projectIds}::text[]) GROUP BY project_id`;
-  return new Map(rows.map((r) => [r.project_id, Number(r.n)]));
+  const row = await sqlDb().selectFrom("events").select(EVENT_COLUMNS).where("id", "=", eventId).where("project_id", "=", access.projectId).executeTakeFirst();
+  if (!row) throw errors.notFound("No event with this id in this project.");
+  return toStoredEvent(row);
 }

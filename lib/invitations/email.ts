@@ -1,10 +1,11 @@
+import type { ProjectRole } from "@/lib/auth/roles";
 import { buttonMailHtml, inertMailText, sendMail } from "@/lib/mail/send-mail";
 
 /** The invitation mail: who invited you to what, the link, and when it expires. */
 export async function sendInvitationEmail(invite: {
   to: string;
   projectName: string;
-  role: "owner" | "member";
+  role: ProjectRole;
   invitedBy: string;
   url: string;
   expiresAt: Date;

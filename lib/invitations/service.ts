@@ -1,4 +1,5 @@
 import { INVITATION_LIFETIME_MS } from "@/lib/auth/lifetimes";
+import { addOrPromoteMembership, isMemberAddress } from "@/lib/auth/memberships";
 import { settings } from "@/lib/config/settings";
 import { sha256Hex } from "@/lib/crypto/hash";
 import { prisma } from "@/lib/db/client";
@@ -70,8 +71,7 @@ export async function createInvitation(
   requireOwner(access);
   const { projectId, userId } = access;
   const email = input.email.trim().toLowerCase();
-  const existing = await prisma.membership.findFirst({ where: { projectId, user: { email } }, select: { userId: true } });
-  if (existing) throw errors.conflict("This address already belongs to a member of the project.");
+  if (await isMemberAddress(projectId, email)) throw errors.conflict("This address already belongs to a member of the project.");
   await consumeInvitationQuota(userId, email);
 
   const token = generateInvitationToken();
@@ -202,18 +202,8 @@ async function acceptWhere(user: Invitee, where: { tokenHash: string } | { id: s
       const status = statusOf(invitation, now);
       throw errors.notFound(INVITATION_UNAVAILABLE[status === "pending" ? "accepted" : status]);
     }
-    const membership = await tx.membership.findUnique({
-      where: { projectId_userId: { projectId: invitation.projectId, userId: user.id } },
-      select: { role: true },
-    });
-    let role: ProjectRole = invitation.role;
-    if (!membership) {
-      await tx.membership.create({ data: { projectId: invitation.projectId, userId: user.id, role } });
-    } else if (membership.role === "member" && role === "owner") {
-      await tx.membership.update({ where: { projectId_userId: { projectId: invitation.projectId, userId: user.id } }, data: { role } });
-    } else {
-      role = membership.role; // never a demotion
-    }
+    // A member invited as owner is promoted; nobody is ever demoted.
+    const role = await addOrPromoteMembership(tx, { projectId: invitation.projectId, userId: user.id, role: invitation.role });
     return { projectId: invitation.projectId, role };
   });
 }

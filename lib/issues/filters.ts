@@ -1,10 +1,12 @@
 import { z } from "zod";
 import { levelsParamSchema, limitParamSchema, searchTextSchema, timeParamSchema, uuidParamSchema } from "@/lib/events/filters";
 import type { EventLevel } from "@/lib/events/schema";
+import { IssueStatus } from "@/lib/db/generated/enums";
 import { idSchema } from "@/lib/http/input";
 
-export const ISSUE_STATUSES = ["open", "resolved", "ignored"] as const;
-export type IssueStatus = (typeof ISSUE_STATUSES)[number];
+/** An issue's status: the schema's `IssueStatus` enum. */
+export type { IssueStatus };
+export const ISSUE_STATUSES = Object.values(IssueStatus) as [IssueStatus, ...IssueStatus[]];
 
 export const ISSUE_SORTS = ["last_seen", "first_seen", "events", "total"] as const;
 export type IssueSort = (typeof ISSUE_SORTS)[number];

@@ -1,5 +1,7 @@
-import { prisma, Prisma } from "@/lib/db/client";
-import { assertSupportedTimes } from "@/lib/events/list";
+import { sql, type RawBuilder } from "kysely";
+import type { Prisma } from "@/lib/db/client";
+import { sqlDb } from "@/lib/db/sql";
+import { assertSupportedTimes, escapeLike, ilike } from "@/lib/events/list";
 import type { EventLevel } from "@/lib/events/schema";
 import { errors } from "@/lib/http/errors";
 import {
@@ -9,7 +11,8 @@ import {
   type IssueSort,
   type IssueStatus,
 } from "@/lib/issues/filters";
-import { bucketCountsSql, windowCountsSql } from "@/lib/issues/window-counts";
+import { bucketCounts } from "@/lib/issues/bucket-counts";
+import { windowCountsSql, type WindowOptions } from "@/lib/issues/window-counts";
 import type { ProjectAccess } from "@/lib/auth/access";
 
 /** An issue as the API and the dashboard show it (times in ISO 8601, from the events' time). */
@@ -49,10 +52,10 @@ type IssueRecord = {
   sample_message: string;
   first_seen: Date;
   last_seen: Date;
-  count: bigint | number;
+  count: string;
   status: IssueStatus;
   regressed_at: Date | null;
-  window_count: bigint | number;
+  window_count: string;
 };
 
 function resolveWindow(filters: { since?: Date; until?: Date }, now = new Date()) {
@@ -69,13 +72,13 @@ function resolveWindow(filters: { since?: Date; until?: Date }, now = new Date()
   return { since, until, end, bucketMs, start, buckets };
 }
 
-// Sort columns: their SQL and how a cursor carries their value.
-const SORTS: Record<IssueSort, { sql: Prisma.Sql; kind: "time" | "number" }> = {
-  last_seen: { sql: Prisma.sql`last_seen`, kind: "time" },
-  first_seen: { sql: Prisma.sql`first_seen`, kind: "time" },
-  events: { sql: Prisma.sql`window_count`, kind: "number" },
-  total: { sql: Prisma.sql`count`, kind: "number" },
-};
+// Sort columns: the column of the listed issues and how a cursor carries its value.
+const SORTS = {
+  last_seen: { column: "last_seen", kind: "time" },
+  first_seen: { column: "first_seen", kind: "time" },
+  events: { column: "window_count", kind: "number" },
+  total: { column: "count", kind: "number" },
+} as const satisfies Record<IssueSort, { column: keyof IssueRecord; kind: "time" | "number" }>;
 
 type IssueCursor = { sort: IssueSort; value: string; id: string };
 
@@ -129,10 +132,12 @@ async function sparklines(
 ): Promise<Map<string, number[]>> {
   const out = new Map(issueIds.map((id) => [id, new Array<number>(buckets).fill(0)]));
   if (issueIds.length === 0) return out;
-  const rows = await prisma.$queryRaw<{ issue_id: string; b: number; n: bigint | number }[]>`
-    SELECT issue_id::text, b, sum(n)::bigint AS n
-    FROM (${bucketCountsSql({ projectIds: [projectId], issueIds, start, end: new Date(start.getTime() + buckets * bucketMs), bucketMs })}) AS c
-    GROUP BY 1, 2`;
+  const counts = bucketCounts({ projectIds: [projectId], issueIds, start, end: new Date(start.getTime() + buckets * bucketMs), bucketMs });
+  const rows = await sqlDb()
+    .selectFrom(counts.as("c"))
+    .select((eb) => ["c.issue_id", "c.b", eb.cast<string>(eb.fn.sum("c.n"), "bigint").as("n")])
+    .groupBy(["c.issue_id", "c.b"])
+    .execute();
   for (const row of rows) {
     const line = out.get(row.issue_id);
     if (line && row.b >= 0 && row.b < buckets) line[row.b]! += Number(row.n);
@@ -140,7 +145,22 @@ async function sparklines(
   return out;
 }
 
-const ISSUE_COLUMNS = Prisma.sql`i.id::text AS id, i.project_id, i.level::text AS level, i.title, i.sample_message, i.first_seen, i.last_seen, i.count, i.status::text AS status, i.regressed_at`;
+// With the id as text (`i.id::text AS id`): a cursor's id is compared as text.
+const ISSUE_COLUMNS = ["i.project_id", "i.level", "i.title", "i.sample_message", "i.first_seen", "i.last_seen", "i.count", "i.status", "i.regressed_at"] as const;
+
+/**
+ * The window's counts (rows issue_id, level, n) as a subquery.
+ * lib/issues/window-counts.ts still builds them as Prisma SQL: carried over
+ * with the same text and parameters until it gives a Kysely query.
+ */
+function windowCounts(options: WindowOptions): RawBuilder<{ issue_id: string; level: EventLevel; n: number }> {
+  return fromPrismaSql(windowCountsSql(options));
+}
+
+function fromPrismaSql<T>(fragment: Prisma.Sql): RawBuilder<T> {
+  const parts = fragment.strings.map((text, i) => (i < fragment.values.length ? sql`${sql.raw(text)}${fragment.values[i]}` : sql.raw(text)));
+  return sql<T>`${sql.join(parts, sql.raw(""))}`;
+}
 
 /**
  * A page of the project's issues that had events in the window (default the
@@ -158,37 +178,48 @@ export async function listProjectIssues(
   const cursor = filters.cursor ? decodeIssueCursor(filters.cursor, sort) : null;
   const statuses = filters.status ?? ["open"];
 
-  const conditions: Prisma.Sql[] = [Prisma.sql`i.project_id = ${access.projectId}`, Prisma.sql`i.status = ANY(${statuses}::issue_status[])`];
-  // Compared as the enums, not as text: a cast column has no statistics, and
-  // the planner then expects one issue and nests the window's aggregate
-  // inside a loop over them (10 s on a 10-million-event project).
-  if (filters.level?.length) conditions.push(Prisma.sql`i.level = ANY(${filters.level}::event_level[])`);
-  if (filters.q) {
-    const pattern = `%${filters.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    conditions.push(Prisma.sql`(i.title ILIKE ${pattern} ESCAPE '\\' OR i.sample_message ILIKE ${pattern} ESCAPE '\\')`);
-  }
-  const { sql: sortSql, kind } = SORTS[sort];
-  const after = cursor
-    ? kind === "time"
-      ? Prisma.sql`WHERE (${sortSql}, id) < (${new Date(cursor.value)}::timestamptz, ${cursor.id})`
-      : Prisma.sql`WHERE (${sortSql}, id) < (${BigInt(cursor.value)}::bigint, ${cursor.id})`
-    : Prisma.empty;
-
+  const { column, kind } = SORTS[sort];
   // The window's counts once (MATERIALIZED), then joined to the issues.
-  const rows = await prisma.$queryRaw<(IssueRecord & { id: string })[]>`
-    WITH win AS MATERIALIZED (
-      SELECT issue_id, sum(n)::bigint AS window_count
-      FROM ${windowCountsSql({ projectIds: [access.projectId], since: window.since, until: window.until })} AS p
-      GROUP BY issue_id HAVING sum(n) > 0
-    ),
-    listed AS (
-      SELECT ${ISSUE_COLUMNS}, win.window_count
-      FROM win JOIN issues i ON i.id = win.issue_id
-      WHERE ${Prisma.join(conditions, " AND ")}
+  const rows: IssueRecord[] = await sqlDb()
+    .with(
+      (cte) => cte("win").materialized(),
+      (db) =>
+        db
+          .selectFrom(windowCounts({ projectIds: [access.projectId], since: window.since, until: window.until }).as("p"))
+          .select((eb) => ["p.issue_id", eb.cast<string>(eb.fn.sum("p.n"), "bigint").as("window_count")])
+          .groupBy("p.issue_id")
+          .having((eb) => eb(eb.fn.sum("p.n"), ">", sql.lit(0))),
     )
-    SELECT * FROM listed ${after}
-    ORDER BY ${sortSql} DESC, id DESC
-    LIMIT ${limit + 1}`;
+    .with("listed", (db) =>
+      db
+        .selectFrom("win")
+        .innerJoin("issues as i", "i.id", "win.issue_id")
+        .select((eb) => [eb.cast<string>(eb.ref("i.id"), "text").as("id"), ...ISSUE_COLUMNS, "win.window_count"])
+        .where((eb) => {
+          // Compared as the enums, not as text: a cast column has no
+          // statistics, and the planner then expects one issue and nests the
+          // window's aggregate inside a loop over them (10 s on a
+          // 10-million-event project).
+          const conditions = [eb("i.project_id", "=", access.projectId), eb("i.status", "=", eb.fn.any(eb.val(statuses)))];
+          if (filters.level?.length) conditions.push(eb("i.level", "=", eb.fn.any(eb.val(filters.level))));
+          if (filters.q) {
+            const pattern = `%${escapeLike(filters.q)}%`;
+            conditions.push(eb.or([ilike(eb.ref("i.title"), pattern), ilike(eb.ref("i.sample_message"), pattern)]));
+          }
+          return eb.and(conditions);
+        }),
+    )
+    .selectFrom("listed")
+    .selectAll()
+    .$if(cursor !== null, (q) =>
+      q.where((eb) =>
+        eb(eb.refTuple(column, "id"), "<", eb.tuple(kind === "time" ? sql<Date>`${new Date(cursor!.value)}::timestamptz` : sql<string>`${cursor!.value}::bigint`, cursor!.id)),
+      ),
+    )
+    .orderBy(column, "desc")
+    .orderBy("id", "desc")
+    .limit(limit + 1)
+    .execute();
 
   const page = rows.slice(0, limit);
   const lines = await sparklines(access.projectId, page.map((r) => r.id), window);
@@ -212,25 +243,40 @@ export async function getProjectIssue(
   now = new Date(),
 ): Promise<IssueView & { window: IssueWindow }> {
   const window = resolveWindow(filters, now);
-  const rows = await prisma.$queryRaw<IssueRecord[]>`
-    SELECT ${ISSUE_COLUMNS},
-      (SELECT coalesce(sum(n), 0)::bigint FROM ${windowCountsSql({ projectIds: [access.projectId], since: window.since, until: window.until, issueIds: [issueId] })} AS p) AS window_count
-    FROM issues i WHERE i.id = ${issueId}::uuid AND i.project_id = ${access.projectId}`;
-  if (rows.length === 0) throw errors.notFound("No issue with this id in this project.");
+  const row: IssueRecord | undefined = await sqlDb()
+    .selectFrom("issues as i")
+    .select((eb) => [
+      eb.cast<string>(eb.ref("i.id"), "text").as("id"),
+      ...ISSUE_COLUMNS,
+      eb
+        .selectFrom(windowCounts({ projectIds: [access.projectId], since: window.since, until: window.until, issueIds: [issueId] }).as("p"))
+        .select((eb) => eb.cast<string>(eb.fn.coalesce(eb.fn.sum("p.n"), eb.lit(0)), "bigint").as("n"))
+        .$asScalar()
+        .as("window_count"),
+    ])
+    .where("i.id", "=", issueId)
+    .where("i.project_id", "=", access.projectId)
+    .executeTakeFirst();
+  if (!row) throw errors.notFound("No issue with this id in this project.");
   const lines = await sparklines(access.projectId, [issueId], window);
   return {
-    ...toIssueView(rows[0]!, window.since, lines.get(issueId)!),
+    ...toIssueView(row, window.since, lines.get(issueId)!),
     window: { since: window.since.toISOString(), until: window.end.toISOString(), bucketMs: window.bucketMs },
   };
 }
 
 /** Resolve, ignore or reopen an issue (any member). A resolved issue reopens by itself on its next event. */
 export async function setIssueStatus(access: ProjectAccess, issueId: string, status: IssueStatus): Promise<{ id: string; status: IssueStatus }> {
-  const updated = await prisma.$queryRaw<{ id: string; status: IssueStatus }[]>`
-    UPDATE issues SET status = ${status}::issue_status,
-      status_changed_at = CASE WHEN status = ${status}::issue_status THEN status_changed_at ELSE now() END
-    WHERE id = ${issueId}::uuid AND project_id = ${access.projectId}
-    RETURNING id::text, status::text AS status`;
-  if (updated.length === 0) throw errors.notFound("No issue with this id in this project.");
-  return updated[0]!;
+  const updated = await sqlDb()
+    .updateTable("issues")
+    .set((eb) => ({
+      status,
+      status_changed_at: eb.case().when("status", "=", status).then(eb.ref("status_changed_at")).else(sql<Date>`now()`).end(),
+    }))
+    .where("id", "=", issueId)
+    .where("project_id", "=", access.projectId)
+    .returning(["id", "status"])
+    .executeTakeFirst();
+  if (!updated) throw errors.notFound("No issue with this id in this project.");
+  return updated;
 }

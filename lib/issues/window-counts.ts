@@ -1,5 +1,8 @@
-import { Prisma, queryRows } from "@/lib/db/client";
+import { sql, type CompiledQuery, type Expression, type ExpressionBuilder, type RawBuilder, type SelectQueryBuilder, type SqlBool } from "kysely";
+import { Prisma } from "@/lib/db/client";
 import { settings } from "@/lib/config/settings";
+import { sqlDb, type DB } from "@/lib/db/sql";
+import { eventCountsQuery } from "@/lib/events/samples";
 import type { EventLevel } from "@/lib/events/schema";
 
 const MINUTE = 60_000;
@@ -135,105 +138,180 @@ function cost(split: WindowSplit, context: SplitContext): number {
   return units(split.days, DAY) + units(split.hours, HOUR) + units(split.minutes, MINUTE) + units(split.events, MINUTE) * EVENT_MINUTE_COST;
 }
 
-function rangeSql(column: Prisma.Sql, ranges: Range[]): Prisma.Sql {
-  return Prisma.join(
-    ranges.map((r) =>
-      Number.isFinite(r.to)
-        ? Prisma.sql`(${column} >= ${new Date(r.from)} AND ${column} < ${new Date(r.to)})`
-        : Prisma.sql`(${column} >= ${new Date(r.from)})`,
-    ),
-    " OR ",
+/** `= ANY(...)` operands with their type spelled out, so the planner (and Prisma's adapter) never guess. */
+export const textArray = (values: readonly string[]): RawBuilder<string[]> => sql<string[]>`${sql.val(values)}::text[]`;
+export const uuidArray = (values: readonly string[]): RawBuilder<string[]> => sql<string[]>`${sql.val(values)}::uuid[]`;
+
+/** A timestamptz column as unix milliseconds, exactly, read by pg as a number (a timestamp's text parses far slower). */
+export const epochMs = (column: string): RawBuilder<number> => sql<number>`(extract(epoch FROM ${sql.ref(column)}) * 1000)::float8`;
+
+/** One row of windowCountsQuery: events of an issue at one level in one piece, to be summed. */
+export type PieceCountRow = { issue_id: string; level: EventLevel; n: number };
+
+type CountTable = "issue_days" | "issue_hours" | "issue_counts";
+const TIME_COLUMN = { issue_days: "day", issue_hours: "hour", issue_counts: "minute" } as const;
+
+/** `column` inside any of `ranges` (half-open; `to` Infinity: no upper bound). */
+export function inRanges<T extends keyof DB>(eb: ExpressionBuilder<DB, T>, column: string, ranges: Range[]): Expression<SqlBool> {
+  return eb.or(
+    ranges.map((r) => {
+      const from = eb(sql.ref(column), ">=", new Date(r.from));
+      return Number.isFinite(r.to) ? eb.and([from, eb(sql.ref(column), "<", new Date(r.to))]) : from;
+    }),
   );
+}
+
+function tableCounts(table: CountTable, ranges: Range[], sign: 1 | -1, projectIds: string[], issueIds?: string[]) {
+  let query = sqlDb()
+    .selectFrom(table)
+    .select((eb) => ["issue_id", "level", (sign === 1 ? eb.ref("count") : eb.neg(eb.ref("count"))).as("n")])
+    .where("project_id", "=", (eb) => eb.fn.any(textArray(projectIds)))
+    .where((eb) => inRanges(eb, TIME_COLUMN[table], ranges));
+  if (issueIds) query = query.where("issue_id", "=", (eb) => eb.fn.any(uuidArray(issueIds)));
+  return query as SelectQueryBuilder<DB, CountTable, PieceCountRow>;
 }
 
 export type WindowOptions = { projectIds: string[]; since: Date; until: Date | null; issueIds?: string[]; split?: SplitOptions };
 
 /**
- * SQL for exact event counts per issue and level in [since, until) (until
- * null: no upper bound): rows (issue_id, level, n) from the pieces of
- * splitWindow, several per issue and level, for the caller to sum. A sum of
- * 0 means no events in the window (a piece taken away cancelled its rows).
- * The rows are not summed per table first, nor keyed by project: one
- * aggregate over uuid and enum keys does the work of two (a 7-day window of
- * 20 busy projects sums 75,000 rows: 65 ms summed per table with the text
- * project id in the keys, 45 ms like this). A caller that needs the project
- * joins the issues.
+ * Exact event counts per issue and level in [since, until) (until null: no
+ * upper bound): rows (issue_id, level, n) from the pieces of splitWindow,
+ * several per issue and level, for the caller to sum. A sum of 0 means no
+ * events in the window (a piece taken away cancelled its rows). The rows
+ * are not summed per table first, nor keyed by project: one aggregate over
+ * uuid and enum keys does the work of two (a 7-day window of 20 busy
+ * projects sums 75,000 rows: 65 ms summed per table with the text project
+ * id in the keys, 45 ms like this). A caller that needs the project joins
+ * the issues.
  */
-export function windowCountsSql({ projectIds, since, until, issueIds, split }: WindowOptions): Prisma.Sql {
+export function windowCountsQuery({ projectIds, since, until, issueIds, split }: WindowOptions): SelectQueryBuilder<DB, CountTable, PieceCountRow> {
   const pieces = splitWindow(since, until, split);
-  const onlyIssues = issueIds ? Prisma.sql`AND issue_id = ANY(${issueIds}::uuid[])` : Prisma.empty;
-  const projects = Prisma.sql`project_id = ANY(${projectIds}::text[])`;
-  const parts: Prisma.Sql[] = [];
-  const tables = [
-    { table: Prisma.sql`issue_days`, column: Prisma.sql`day`, pieces: pieces.days },
-    { table: Prisma.sql`issue_hours`, column: Prisma.sql`hour`, pieces: pieces.hours },
-    { table: Prisma.sql`issue_counts`, column: Prisma.sql`minute`, pieces: pieces.minutes },
+  const parts: SelectQueryBuilder<DB, CountTable, PieceCountRow>[] = [];
+  const tables: [CountTable, Piece[]][] = [
+    ["issue_days", pieces.days],
+    ["issue_hours", pieces.hours],
+    ["issue_counts", pieces.minutes],
   ];
-  for (const { table, column, pieces: all } of tables) {
+  for (const [table, all] of tables) {
     for (const sign of [1, -1] as const) {
       const ranges = all.filter((p) => p.sign === sign);
-      if (ranges.length === 0) continue;
-      parts.push(Prisma.sql`
-      SELECT issue_id, level, ${sign === 1 ? Prisma.sql`count` : Prisma.sql`-count`} AS n FROM ${table}
-      WHERE ${projects} AND (${rangeSql(column, ranges)}) ${onlyIssues}`);
+      if (ranges.length > 0) parts.push(tableCounts(table, ranges, sign, projectIds, issueIds));
     }
   }
   for (const sign of [1, -1] as const) {
     const ranges = pieces.events.filter((p) => p.sign === sign);
-    if (ranges.length === 0) continue;
-    parts.push(Prisma.sql`
-      SELECT issue_id, level, ${sign === 1 ? Prisma.sql`count(*)::int` : Prisma.sql`-count(*)::int`} AS n FROM events
-      WHERE ${projects} AND issue_id IS NOT NULL AND (${rangeSql(Prisma.sql`occurred_at`, ranges)}) ${onlyIssues}
-      GROUP BY issue_id, level`);
+    if (ranges.length > 0) parts.push(eventCountsQuery({ projectIds, ranges, sign, issueIds }) as unknown as SelectQueryBuilder<DB, CountTable, PieceCountRow>);
   }
   // An empty window: no rows, of the right shape.
-  if (parts.length === 0) parts.push(Prisma.sql`SELECT NULL::uuid AS issue_id, NULL::event_level AS level, 0 AS n WHERE false`);
-  return Prisma.sql`(${Prisma.join(parts, " UNION ALL ")})`;
+  if (parts.length === 0) {
+    return sqlDb()
+      .selectNoFrom([sql<string>`NULL::uuid`.as("issue_id"), sql<EventLevel>`NULL::event_level`.as("level"), sql<number>`0`.as("n")])
+      .where(sql<boolean>`false`) as unknown as SelectQueryBuilder<DB, CountTable, PieceCountRow>;
+  }
+  return parts.slice(1).reduce((union, part) => union.unionAll(part), parts[0]!);
 }
 
-/**
- * The counts of windowCountsSql summed per issue and level, with the
- * issue's project: the CTE `win` (issue_id, level, n) joined to `issues i`.
- * `select` names the columns (of `win` and `i`) the caller reads.
- */
-export function windowIssuesSql(options: WindowOptions, select: Prisma.Sql): Prisma.Sql {
-  return Prisma.sql`
-    WITH win AS (
-      SELECT issue_id, level, sum(n)::bigint AS n FROM ${windowCountsSql(options)} AS p
-      GROUP BY issue_id, level HAVING sum(n) > 0
-    )
-    SELECT ${select} FROM win JOIN issues i ON i.id = win.issue_id AND i.project_id = ANY(${options.projectIds}::text[])`;
+/** The counts of windowCountsQuery summed per issue and level (only those with events), as the CTE-ready rows (issue_id, level, n). */
+export function windowSumsQuery(options: WindowOptions) {
+  return sqlDb()
+    .selectFrom(windowCountsQuery(options).as("p"))
+    .select(["p.issue_id", "p.level", sql<string>`sum(p.n)::bigint`.as("n")])
+    .groupBy(["p.issue_id", "p.level"])
+    .having(sql`sum(p.n)`, ">", 0);
 }
 
 export type IssueWindowCount = { issueId: string; projectId: string; level: EventLevel; count: number };
 
-/** The counts of windowCountsSql, per issue and level. */
+/** The counts of windowCountsQuery, per issue and level, with the issue's project. */
 export async function windowCountsByIssue(options: WindowOptions): Promise<IssueWindowCount[]> {
   if (options.projectIds.length === 0) return [];
-  const rows = await queryRows<{ issue_id: string; project_id: string; level: EventLevel; n: string }>(
-    windowIssuesSql(options, Prisma.sql`win.issue_id::text, i.project_id, win.level::text AS level, win.n`),
-  );
+  const rows = await sqlDb()
+    .with("win", () => windowSumsQuery(options))
+    .selectFrom("win")
+    .innerJoin("issues as i", (join) => join.onRef("i.id", "=", "win.issue_id").on("i.project_id", "=", (eb) => eb.fn.any(textArray(options.projectIds))))
+    .select(["win.issue_id", "i.project_id", "win.level", "win.n"])
+    .execute();
   return rows.map((r) => ({ issueId: r.issue_id, projectId: r.project_id, level: r.level, count: Number(r.n) }));
 }
 
+export type BucketOptions = {
+  projectIds: string[];
+  issueIds?: string[];
+  levels?: EventLevel[];
+  /** The first bucket's start (a whole minute; a whole hour reads the hourly table when buckets are whole hours). */
+  start: Date;
+  /** Exclusive; null: no upper bound (events a client dated slightly ahead fall in buckets past the last). */
+  end: Date | null;
+  /** A whole number of minutes. */
+  bucketMs: number;
+};
+
 /**
- * Counts per time bucket for some issues (sparklines, charts): from the
- * hourly table when buckets are whole hours, else from the minutes. Buckets
- * of `bucketMs` (a whole number of minutes) starting at `start` (a whole minute).
+ * Counts per time bucket, issue and level (sparklines, charts, the shape of
+ * a summary's issues): from the hourly table when buckets are whole hours
+ * from a whole hour, else from the minutes. Rows (issue_id, level, b, n),
+ * b the bucket's index from `start`; read through the tables' primary keys
+ * when `issueIds` is given, else their (project, time) index.
  */
-export function bucketCountsSql(options: { projectIds: string[]; issueIds?: string[]; levels?: EventLevel[]; start: Date; end: Date; bucketMs: number }): Prisma.Sql {
+export function bucketCountsQuery(options: BucketOptions) {
   const hourly = options.bucketMs % HOUR === 0 && options.start.getTime() % HOUR === 0;
-  const table = hourly ? Prisma.sql`issue_hours` : Prisma.sql`issue_counts`;
-  const column = hourly ? Prisma.sql`hour` : Prisma.sql`minute`;
-  const conditions: Prisma.Sql[] = [
-    Prisma.sql`project_id = ANY(${options.projectIds}::text[])`,
-    Prisma.sql`${column} >= ${options.start}`,
-    Prisma.sql`${column} < ${options.end}`,
-  ];
-  if (options.issueIds) conditions.push(Prisma.sql`issue_id = ANY(${options.issueIds}::uuid[])`);
-  if (options.levels?.length) conditions.push(Prisma.sql`level = ANY(${options.levels}::event_level[])`);
-  return Prisma.sql`
-    SELECT issue_id, level, floor((extract(epoch FROM ${column}) * 1000 - ${options.start.getTime()}) / ${options.bucketMs})::int AS b, sum(count)::bigint AS n
-    FROM ${table} WHERE ${Prisma.join(conditions, " AND ")}
-    GROUP BY issue_id, level, b`;
+  const table: CountTable = hourly ? "issue_hours" : "issue_counts";
+  const column = TIME_COLUMN[table];
+  let query = sqlDb()
+    .selectFrom(table)
+    .select([
+      "issue_id",
+      "level",
+      sql<number>`floor((extract(epoch FROM ${sql.ref(column)}) * 1000 - ${options.start.getTime()}) / ${options.bucketMs})::int`.as("b"),
+      sql<string>`sum(count)::bigint`.as("n"),
+    ])
+    .where("project_id", "=", (eb) => eb.fn.any(textArray(options.projectIds)))
+    .where((eb) => inRanges(eb, column, [{ from: options.start.getTime(), to: options.end ? options.end.getTime() : Infinity }]));
+  if (options.issueIds) query = query.where("issue_id", "=", (eb) => eb.fn.any(uuidArray(options.issueIds!)));
+  if (options.levels?.length) query = query.where("level", "=", (eb) => eb.fn.any(sql<EventLevel[]>`${sql.val(options.levels)}::event_level[]`));
+  return query.groupBy(["issue_id", "level", "b"]);
+}
+
+/** Events per issue and UTC day from `from` (a day's start) on, for the given issues: one primary-key range per issue. */
+export async function dailyCountsByIssue(options: { projectIds: string[]; issueIds: string[]; from: Date }): Promise<{ issueId: string; day: Date; count: number }[]> {
+  if (options.issueIds.length === 0 || options.projectIds.length === 0) return [];
+  const rows = await sqlDb()
+    .selectFrom("issue_days")
+    .select(["issue_id", epochMs("day").as("day"), sql<string>`sum(count)::bigint`.as("n")])
+    .where("issue_id", "=", (eb) => eb.fn.any(uuidArray(options.issueIds)))
+    .where("project_id", "=", (eb) => eb.fn.any(textArray(options.projectIds)))
+    .where("day", ">=", options.from)
+    .groupBy(["issue_id", "day"])
+    .execute();
+  return rows.map((r) => ({ issueId: r.issue_id, day: new Date(r.day), count: Number(r.n) }));
+}
+
+// --- For callers still on Prisma's raw SQL ------------------------------------
+
+/** A compiled Kysely query as a Prisma.Sql fragment with the same parameters. */
+function toPrismaSql(compiled: CompiledQuery): Prisma.Sql {
+  const parts = compiled.sql.split(/\$(\d+)/);
+  const strings: string[] = [];
+  const values: unknown[] = [];
+  for (let i = 0; i < parts.length; i += 2) {
+    strings.push(parts[i]!);
+    if (i + 1 < parts.length) values.push(compiled.parameters[Number(parts[i + 1]) - 1]);
+  }
+  return new Prisma.Sql(strings, values as Prisma.Sql["values"]);
+}
+
+/**
+ * windowCountsQuery as a parenthesised Prisma.Sql subquery.
+ * @deprecated for the callers not yet on Kysely (lib/issues/service.ts); use windowCountsQuery.
+ */
+export function windowCountsSql(options: WindowOptions): Prisma.Sql {
+  return Prisma.sql`(${toPrismaSql(windowCountsQuery(options).compile())})`;
+}
+
+/**
+ * bucketCountsQuery as Prisma.Sql (a bounded range).
+ * @deprecated for the callers not yet on Kysely (lib/issues/service.ts, lib/events/histogram.ts); use bucketCountsQuery.
+ */
+export function bucketCountsSql(options: Omit<BucketOptions, "end"> & { end: Date }): Prisma.Sql {
+  return toPrismaSql(bucketCountsQuery(options).compile());
 }

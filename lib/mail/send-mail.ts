@@ -1,33 +1,87 @@
-import { createTransport, type Transporter } from "nodemailer";
+import net from "node:net";
+import { createTransport } from "nodemailer";
+import SMTPTransport from "nodemailer/lib/smtp-transport";
 import { settings } from "@/lib/config/settings";
 
 /** One outgoing message; every mail we send has a plain-text and an HTML part. */
 export type MailMessage = { to: string; subject: string; text: string; html: string };
 
-// One transport per SMTP URL, reused across requests (nodemailer keeps no
-// connection open between messages unless pooled, so this is only config).
-let cached: { url: string; transport: Transporter } | undefined;
+/** A send's deadline unless the caller gives one (sign-in links, invitations). */
+const DEFAULT_MAIL_TIMEOUT_MS = 20_000;
 
-function transportFor(url: string): Transporter {
-  if (cached?.url !== url) {
-    // A URL string, not an object: an object without auth fails with
-    // `Missing credentials for "PLAIN"` (notes/stack.md).
-    cached = { url, transport: createTransport(url) };
+/**
+ * Sends a message through EMAIL_SERVER within `timeoutMs`, from connecting
+ * to the server's last answer: nodemailer's connection, greeting and socket
+ * timeouts bound each wait, and the socket is ours (getSocket), so at the
+ * deadline it is closed and the send fails, whatever stage it was in. (A
+ * caller that retries after its own lease, like the alert queue, thus never
+ * sends a second copy while the first is still talking to a slow server.)
+ * Throws when no server is configured, the server refuses a recipient, or
+ * the deadline passes.
+ */
+export async function sendMail(message: MailMessage, { timeoutMs = DEFAULT_MAIL_TIMEOUT_MS }: { timeoutMs?: number } = {}): Promise<void> {
+  const { server, from } = settings().mail;
+  if (!server) throw new Error("EMAIL_SERVER is not set; cannot send mail.");
+  let socket: net.Socket | undefined;
+  let expired = false;
+  // The URL as the operator wrote it (credentials and query options
+  // included); the transport parses it, our timeouts are the defaults.
+  const transport = createTransport(
+    new SMTPTransport({
+      url: server,
+      connectionTimeout: timeoutMs,
+      greetingTimeout: timeoutMs,
+      socketTimeout: timeoutMs,
+      dnsTimeout: timeoutMs,
+      getSocket(options, callback) {
+        // nodemailer's own defaults (465 for smtps://, else 587); it does the TLS itself.
+        socket = net.connect({ host: options.host ?? "localhost", port: Number(options.port) || (options.secure ? 465 : 587) });
+        if (expired) socket.destroy();
+        callback(null, { connection: socket });
+      },
+    }),
+  );
+  const timer = setTimeout(() => {
+    expired = true;
+    socket?.destroy();
+  }, timeoutMs);
+  try {
+    const result = await transport.sendMail({ from, ...message });
+    const failed = [...(result.rejected ?? []), ...(result.pending ?? [])].filter(Boolean);
+    if (failed.length > 0) throw new Error(`The mail server refused ${failed.length} recipient(s).`);
+  } catch (error) {
+    // Our deadline closed the socket: say so, not "socket closed".
+    if (expired) throw Object.assign(new Error(`The mail server did not finish within ${timeoutMs} ms.`), { code: "ETIMEDOUT" });
+    throw error;
+  } finally {
+    clearTimeout(timer);
+    transport.close();
   }
-  return cached.transport;
+}
+
+/** Production without EMAIL_SERVER: mail cannot go anywhere. */
+export class MailNotConfiguredError extends Error {
+  constructor() {
+    super("EMAIL_SERVER is not set: no mail can be sent");
+    this.name = "MailNotConfiguredError";
+  }
 }
 
 /**
- * Sends a message through EMAIL_SERVER. Throws when no server is configured or
- * the server refuses a recipient; callers decide what a missing server means
- * (the sign-in link falls back to the dev log, invitations report it).
+ * Sends a message, or, in development with no EMAIL_SERVER, prints it to
+ * the server log (as sign-in links are) and answers "logged": a fresh
+ * install's alerts then show up in the terminal instead of failing.
  */
-export async function sendMail(message: MailMessage): Promise<void> {
-  const { server, from } = settings().mail;
-  if (!server) throw new Error("EMAIL_SERVER is not set; cannot send mail.");
-  const result = await transportFor(server).sendMail({ from, ...message });
-  const failed = [...(result.rejected ?? []), ...(result.pending ?? [])].filter(Boolean);
-  if (failed.length > 0) throw new Error(`The mail server refused ${failed.length} recipient(s).`);
+export async function deliverMail(message: MailMessage, options: { timeoutMs?: number } = {}): Promise<"sent" | "logged"> {
+  if (!settings().mail.server) {
+    if (settings().production) throw new MailNotConfiguredError();
+    if (!settings().log.silent) {
+      console.info(`[telltale] DEV MAIL (EMAIL_SERVER unset; development only) to ${message.to}: ${message.subject}\n${message.text}`);
+    }
+    return "logged";
+  }
+  await sendMail(message, options);
+  return "sent";
 }
 
 /** Escapes text for an HTML mail body. */

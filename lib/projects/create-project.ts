@@ -1,4 +1,5 @@
 import { settings } from "@/lib/config/settings";
+import { addMembership, countOwnedProjects } from "@/lib/auth/memberships";
 import { prisma } from "@/lib/db/client";
 import { errors } from "@/lib/http/errors";
 import { createProjectKey } from "@/lib/keys/service";
@@ -13,28 +14,18 @@ export type CreatedProject = { id: string; name: string; apiKey: string };
  */
 export async function createProject(ownerId: string, name: string): Promise<CreatedProject> {
   const limit = settings().limits.projectsPerUser;
-  const owned = await prisma.membership.count({ where: { userId: ownerId, role: "owner" } });
+  const owned = await countOwnedProjects(ownerId);
   if (owned >= limit) {
     throw errors.conflict(`You own ${owned} projects, the most one person may (MAX_PROJECTS_PER_USER=${limit}). Delete one you no longer use, or ask the operator.`);
   }
   return prisma.$transaction(async (tx) => {
-    const project = await tx.project.create({
-      data: { name, memberships: { create: { userId: ownerId, role: "owner" } } },
-      select: { id: true, name: true },
-    });
+    const project = await tx.project.create({ data: { name }, select: { id: true, name: true } });
+    await addMembership(tx, { projectId: project.id, userId: ownerId, role: "owner" });
     const apiKey = await createProjectKey(tx, project.id);
     await createDefaultAlertRules(tx, project.id, ownerId);
     return { ...project, apiKey };
   });
 }
 
-/** Finds or creates a user by email (operator CLI; invitations). */
-export async function findOrCreateUserByEmail(email: string): Promise<{ id: string; email: string }> {
-  const normalized = email.trim().toLowerCase();
-  return prisma.user.upsert({
-    where: { email: normalized },
-    update: {},
-    create: { email: normalized },
-    select: { id: true, email: true },
-  });
-}
+// The operator CLI and the benchmarks import it from here.
+export { findOrCreateUserByEmail } from "@/lib/auth/users";

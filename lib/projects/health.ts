@@ -1,5 +1,7 @@
-import { prisma, Prisma } from "@/lib/db/client";
-import { lastEventAtSql } from "@/lib/events/last-event";
+import { grantsOfUser } from "@/lib/auth/memberships";
+import { sqlDb } from "@/lib/db/sql";
+import { lastEventAt } from "@/lib/events/last-event";
+import { eventCountSince, newIssueCountSince } from "@/lib/issues/totals";
 
 /** One project's last 24 hours at a glance (the Overview page). */
 export type ProjectHealth = {
@@ -20,13 +22,19 @@ export type ProjectHealth = {
  */
 export async function projectHealthForUser(userId: string, now = new Date()): Promise<Map<string, ProjectHealth>> {
   const since = new Date(Math.floor((now.getTime() - 86_400_000) / 60_000) * 60_000);
-  const rows = await prisma.$queryRaw<{ project_id: string; errors: bigint; events: bigint; new_issues: bigint; last_event: Date | null }[]>`
-    SELECT m.project_id,
-      coalesce((SELECT sum(c.count) FILTER (WHERE c.level = 'error') FROM issue_counts c WHERE c.project_id = m.project_id AND c.minute >= ${since}), 0)::bigint AS errors,
-      coalesce((SELECT sum(c.count) FROM issue_counts c WHERE c.project_id = m.project_id AND c.minute >= ${since}), 0)::bigint AS events,
-      (SELECT count(*) FROM issues i WHERE i.project_id = m.project_id AND i.first_seen >= ${since})::bigint AS new_issues,
-      ${lastEventAtSql(Prisma.sql`m.project_id`)} AS last_event
-    FROM memberships m WHERE m.user_id = ${userId}`;
+  const rows = await sqlDb()
+    .selectFrom(grantsOfUser(userId).as("m"))
+    .select((eb) => {
+      const projectId = eb.ref("m.project_id");
+      return [
+        "m.project_id",
+        eventCountSince(projectId, since, "error").as("errors"),
+        eventCountSince(projectId, since).as("events"),
+        newIssueCountSince(projectId, since).as("new_issues"),
+        lastEventAt(projectId).as("last_event"),
+      ];
+    })
+    .execute();
   return new Map(
     rows.map((r) => [
       r.project_id,

@@ -1,6 +1,9 @@
+import { grantsOfUser, listProjectsOfUser } from "@/lib/auth/memberships";
 import { prisma } from "@/lib/db/client";
-import { countEventsByProject } from "@/lib/events/list";
+import { sqlDb } from "@/lib/db/sql";
 import { errors } from "@/lib/http/errors";
+import { countEventsByProject } from "@/lib/issues/totals";
+import { activeKeyLast4 } from "@/lib/keys/queries";
 import { forgetProjectKeys, readProjectKey, rotateProjectKey } from "@/lib/keys/service";
 import { PROJECT_NOT_FOUND, requireOwner, type ProjectAccess } from "@/lib/auth/access";
 import type { ProjectRole } from "@/lib/auth/roles";
@@ -16,22 +19,19 @@ export type ProjectSummary = {
 };
 export type ProjectDetails = { id: string; name: string; role: ProjectRole; createdAt: string; apiKey: string | null };
 
-type ProjectSummaryRow = { id: string; name: string; role: ProjectRole; created_at: Date; key_last4: string | null };
-
 /**
  * The caller's projects, newest first, with their role, event count and the
  * active key's last four characters; nothing decrypted.
  */
 export async function listProjectsForUser(userId: string): Promise<ProjectSummary[]> {
-  const rows = await prisma.$queryRaw<ProjectSummaryRow[]>`
-    SELECT p.id, p.name, m.role::text AS role, p.created_at, k.last4 AS key_last4
-    FROM memberships m
-    JOIN projects p ON p.id = m.project_id
-    LEFT JOIN LATERAL (
-      SELECT last4 FROM api_keys WHERE project_id = p.id AND revoked_at IS NULL ORDER BY created_at DESC LIMIT 1
-    ) k ON true
-    WHERE m.user_id = ${userId}
-    ORDER BY p.created_at DESC, p.id ASC`;
+  const rows = await sqlDb()
+    .selectFrom(grantsOfUser(userId).as("m"))
+    .innerJoin("projects as p", "p.id", "m.project_id")
+    .leftJoinLateral((eb) => activeKeyLast4(eb.ref("p.id")).as("k"), (join) => join.onTrue())
+    .select(["p.id", "p.name", "m.role", "p.created_at", "k.last4 as key_last4"])
+    .orderBy("p.created_at", "desc")
+    .orderBy("p.id", "asc")
+    .execute();
   const counts = await countEventsByProject(rows.map((r) => r.id));
   return rows.map((row) => ({
     id: row.id,
@@ -85,9 +85,13 @@ export async function deleteProjectAsOwner(access: ProjectAccess, options: { con
   if (count === 0) throw errors.notFound(PROJECT_NOT_FOUND);
 }
 
-
 /** The ids and names of the user's projects (what a summary across them covers). */
 export async function listProjectNamesOfUser(userId: string): Promise<{ id: string; name: string }[]> {
-  const rows = await prisma.membership.findMany({ where: { userId }, select: { project: { select: { id: true, name: true } } }, orderBy: { createdAt: "asc" } });
-  return rows.map((r) => r.project);
+  return listProjectsOfUser(userId);
+}
+
+/** Every project's id, in id order (retention walks them). */
+export async function listProjectIds(): Promise<string[]> {
+  const rows = await sqlDb().selectFrom("projects").select("id").orderBy("id").execute();
+  return rows.map((r) => r.id);
 }

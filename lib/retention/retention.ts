@@ -1,6 +1,9 @@
 import { settings } from "@/lib/config/settings";
-import { dbPool } from "@/lib/db/client";
 import { isRetryableConflict } from "@/lib/db/errors";
+import { deleteExpiredEvents, deleteExpiredUntimedEvents, FIRST_EVENT_POSITION } from "@/lib/events/retention";
+import { purgeExpiredIdempotencyKeys } from "@/lib/ingest/idempotency";
+import { deleteExpiredCounts, type CountBucket } from "@/lib/issues/retention";
+import { listProjectIds } from "@/lib/projects/service";
 
 const DAY_MS = 86_400_000;
 const MINUTE_MS = 60_000;
@@ -90,9 +93,11 @@ export type RetentionReport = {
  * Each step deletes at most `batchSize` rows of one project in one
  * statement, walking the (project, occurred_at) index from the oldest with a
  * keyset, so no step rescans what earlier steps deleted. Ingestion only
- * inserts events; the count rows and idempotency keys it updates are taken
- * with SKIP LOCKED: retention never waits on ingestion (so it can't deadlock
- * with it), and a row skipped now goes in the next run.
+ * inserts events; the count rows it updates are taken with SKIP LOCKED:
+ * retention never waits on ingestion (so it can't deadlock with it), and a
+ * row skipped now goes in the next run. The owners of the tables make the
+ * steps (lib/events/retention.ts, lib/issues/retention.ts, and the
+ * idempotency keys' purge in lib/ingest/idempotency.ts); this module paces them.
  */
 export async function runRetention(options: RetentionOptions = {}): Promise<RetentionReport> {
   const started = Date.now();
@@ -130,12 +135,11 @@ export async function runRetention(options: RetentionOptions = {}): Promise<Rete
     const minuteCutoff = new Date(Math.floor(cutoff.getTime() / MINUTE_MS) * MINUTE_MS);
     const hourCutoff = new Date(Math.floor(cutoff.getTime() / HOUR_MS) * HOUR_MS);
     const dayCutoff = new Date(Math.floor(cutoff.getTime() / DAY_MS) * DAY_MS);
-    const { rows: projects } = await dbPool().query<{ id: string }>("SELECT id FROM projects ORDER BY id");
-    for (const { id } of projects) {
+    for (const id of await listProjectIds()) {
       complete &&= await deleteEvents(id, cutoff, batchSize, nextStep, deleted);
-      complete &&= await deleteCounts("issue_counts", "minute", id, minuteCutoff, batchSize, nextStep, (n) => (deleted.minuteCounts += n));
-      complete &&= await deleteCounts("issue_hours", "hour", id, hourCutoff, batchSize, nextStep, (n) => (deleted.hourCounts += n));
-      complete &&= await deleteCounts("issue_days", "day", id, dayCutoff, batchSize, nextStep, (n) => (deleted.dayCounts += n));
+      complete &&= await deleteCounts("minute", id, minuteCutoff, batchSize, nextStep, (n) => (deleted.minuteCounts += n));
+      complete &&= await deleteCounts("hour", id, hourCutoff, batchSize, nextStep, (n) => (deleted.hourCounts += n));
+      complete &&= await deleteCounts("day", id, dayCutoff, batchSize, nextStep, (n) => (deleted.dayCounts += n));
       if (!complete) break;
     }
   }
@@ -144,122 +148,60 @@ export async function runRetention(options: RetentionOptions = {}): Promise<Rete
   return { retentionDays: days, cutoff: cutoff?.toISOString() ?? null, deleted, complete, durationMs: Date.now() - started, pauseRatio, pausedMs };
 }
 
-type Batch = { deleted: number; taken: number; last_at: Date | null; last_id: string | null };
-
-async function batch(sql: string, params: unknown[]): Promise<Batch> {
+/** Runs one step; a project deleted at the same moment can deadlock with it, and the step is simply tried again. */
+async function retrying<T>(step: () => Promise<T>): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     try {
-      return (await dbPool().query<Batch>(sql, params)).rows[0]!;
+      return await step();
     } catch (error) {
-      // A project deleted at the same moment can deadlock with a step: the
-      // step is simply tried again.
       if (attempt >= MAX_CONFLICT_RETRIES || !isRetryableConflict(error)) throw error;
     }
   }
 }
 
-// One step: the next rows of one project in (occurred_at, id) order after
-// the keyset position (a backward range scan of events_project_occurred_idx),
-// then the DELETE of exactly those, by ctid (a TID scan: no second index
-// lookup). Nothing updates events, so no row lock is taken first: a row
-// deleted meanwhile (its project was) is skipped, and its ctid cannot be
-// reused while this statement's snapshot lives. `taken` < limit: done.
-const EVENTS_STEP = `
-WITH doomed AS (
-  SELECT ctid, occurred_at, id FROM events
-  WHERE project_id = $1 AND occurred_at < $2 AND (occurred_at, id) > ($3::timestamptz, $4::uuid)
-  ORDER BY occurred_at, id
-  LIMIT $5
-),
-gone AS (DELETE FROM events WHERE ctid = ANY(ARRAY(SELECT ctid FROM doomed)) RETURNING 1),
-last AS (SELECT occurred_at, id FROM doomed ORDER BY occurred_at DESC, id DESC LIMIT 1)
-SELECT (SELECT count(*)::int FROM gone) AS deleted, (SELECT count(*)::int FROM doomed) AS taken,
-       (SELECT occurred_at FROM last) AS last_at, (SELECT id::text FROM last) AS last_id`;
-
-// Events stored before event times existed have none until `npm run
-// db:migrate` assigns it; their arrival time stands in. Normally none.
-const UNTIMED_EVENTS_STEP = `
-WITH doomed AS (
-  SELECT ctid FROM events WHERE project_id = $1 AND occurred_at IS NULL AND received_at < $2
-  LIMIT $3
-),
-gone AS (DELETE FROM events WHERE ctid = ANY(ARRAY(SELECT ctid FROM doomed)) RETURNING 1)
-SELECT (SELECT count(*)::int FROM gone) AS deleted, (SELECT count(*)::int FROM doomed) AS taken, NULL AS last_at, NULL AS last_id`;
-
+/** A project's events before the cut-off, then those with no time that arrived before it. `taken` < limit: done. */
 async function deleteEvents(projectId: string, cutoff: Date, limit: number, nextStep: () => Promise<boolean>, deleted: RetentionDeleted): Promise<boolean> {
-  let after: { at: Date | "-infinity"; id: string } = { at: "-infinity", id: "00000000-0000-0000-0000-000000000000" };
+  let after: { at: Date | "-infinity"; id: string } = FIRST_EVENT_POSITION;
   for (;;) {
     if (!(await nextStep())) return false;
-    const step = await batch(EVENTS_STEP, [projectId, cutoff, after.at, after.id, limit]);
+    const step = await retrying(() => deleteExpiredEvents(projectId, cutoff, after, limit));
     deleted.events += step.deleted;
-    if (step.taken < limit) break;
-    after = { at: step.last_at!, id: step.last_id! };
+    if (step.taken < limit || !step.last) break;
+    after = step.last;
   }
   for (;;) {
     if (!(await nextStep())) return false;
-    const step = await batch(UNTIMED_EVENTS_STEP, [projectId, cutoff, limit]);
+    const step = await retrying(() => deleteExpiredUntimedEvents(projectId, cutoff, limit));
     deleted.events += step.deleted;
     if (step.taken < limit) return true;
   }
 }
 
-/**
- * Count rows of one project whose bucket starts before `before` (a whole
- * minute, hour or day: the bucket that holds the cut-off stays). The keyset is
- * the bucket time; `>=` because a step may stop in the middle of one bucket's
- * rows (one per issue and level).
- */
+/** A project's count rows of one bucket size whose bucket starts before `before`; the keyset is the bucket time. */
 async function deleteCounts(
-  table: "issue_counts" | "issue_hours" | "issue_days",
-  column: "minute" | "hour" | "day",
+  bucket: CountBucket,
   projectId: string,
   before: Date,
   limit: number,
   nextStep: () => Promise<boolean>,
   add: (n: number) => void,
 ): Promise<boolean> {
-  const sql = `
-WITH doomed AS (
-  SELECT ctid, ${column} AS at FROM ${table}
-  WHERE project_id = $1 AND ${column} < $2 AND ${column} >= $3
-  ORDER BY ${column}
-  LIMIT $4
-  FOR UPDATE SKIP LOCKED
-),
-gone AS (DELETE FROM ${table} WHERE ctid = ANY(ARRAY(SELECT ctid FROM doomed)) RETURNING 1)
-SELECT (SELECT count(*)::int FROM gone) AS deleted, (SELECT count(*)::int FROM doomed) AS taken,
-       (SELECT max(at) FROM doomed) AS last_at, NULL AS last_id`;
   let from: Date | "-infinity" = "-infinity";
   for (;;) {
     if (!(await nextStep())) return false;
-    const step = await batch(sql, [projectId, before, from, limit]);
+    const step = await retrying(() => deleteExpiredCounts(bucket, projectId, before, from, limit));
     add(step.deleted);
-    if (step.taken < limit) return true;
-    from = step.last_at!;
+    if (step.taken < limit || !step.lastAt) return true;
+    from = step.lastAt;
   }
 }
 
-// `interval '24 hours'` by the database's clock: the life lib/events/store.ts
-// gives a claim (after it, a retry with the same key is stored anew).
-const IDEMPOTENCY_STEP = `
-WITH doomed AS (
-  SELECT ctid, created_at FROM idempotency_keys
-  WHERE created_at < now() - interval '24 hours' AND created_at >= $1
-  ORDER BY created_at
-  LIMIT $2
-  FOR UPDATE SKIP LOCKED
-),
-gone AS (DELETE FROM idempotency_keys WHERE ctid = ANY(ARRAY(SELECT ctid FROM doomed)) RETURNING 1)
-SELECT (SELECT count(*)::int FROM gone) AS deleted, (SELECT count(*)::int FROM doomed) AS taken,
-       (SELECT max(created_at) FROM doomed) AS last_at, NULL AS last_id`;
-
+/** Idempotency keys past their 24 hours, whatever RETENTION_DAYS says, in steps of their owner's purge. */
 async function deleteIdempotencyKeys(limit: number, nextStep: () => Promise<boolean>, deleted: RetentionDeleted): Promise<boolean> {
-  let from: Date | "-infinity" = "-infinity";
   for (;;) {
     if (!(await nextStep())) return false;
-    const step = await batch(IDEMPOTENCY_STEP, [from, limit]);
-    deleted.idempotencyKeys += step.deleted;
-    if (step.taken < limit) return true;
-    from = step.last_at!;
+    const n = await purgeExpiredIdempotencyKeys(limit);
+    deleted.idempotencyKeys += n;
+    if (n < limit) return true;
   }
 }

@@ -97,31 +97,29 @@ export default async function globalSetup(config: FullConfig): Promise<() => Pro
     for (const name of ["OPENAI_API_KEY", "OPENAI_BASE_URL", "AI_MODEL"]) delete env[name];
     // What `npm start` runs (ops/start.ts): it checks the secrets and the
     // migrations, then runs `next start` on PORT.
-    server = spawn(bin("tsx"), ["ops/start.ts"], {
-      cwd: ROOT,
-      stdio: ["ignore", log, log],
-      env: {
-        ...env,
-        NODE_ENV: "production",
-        PORT: port,
-        DATABASE_URL: databaseUrl,
-        // Small pool: the embedded server serves one query at a time anyway.
-        DATABASE_POOL_SIZE: "5",
-        TELLTALE_SECRET: randomBytes(32).toString("base64"),
-        AUTH_SECRET: randomBytes(32).toString("base64"),
-        AUTH_URL: baseURL,
-        AUTH_TRUST_HOST: "true",
-        EMAIL_SERVER: `smtp://127.0.0.1:${mail.port}`,
-        EMAIL_FROM: "Telltale <telltale@e2e.test>",
-        // The alerts spec's webhook receiver listens on 127.0.0.1.
-        ALERTS_ALLOW_PRIVATE_WEBHOOKS: "true",
-        // Each spec signs in with new addresses (the sign-up policies
-        // themselves are tested in tests/integration/auth-signin.test.ts).
-        SIGNUP: "open",
-        // Tests sign in many times from 127.0.0.1.
-        SIGNIN_RATE_LIMIT_PER_IP: "1000",
-      },
-    });
+    // Also handed to the specs (E2E_SERVER_ENV): summary.spec.ts starts a second server on the same database, with a model.
+    const serverEnv: Record<string, string> = {
+      NODE_ENV: "production",
+      PORT: port,
+      DATABASE_URL: databaseUrl,
+      // Small pool: the embedded server serves one query at a time anyway.
+      DATABASE_POOL_SIZE: "5",
+      TELLTALE_SECRET: randomBytes(32).toString("base64"),
+      AUTH_SECRET: randomBytes(32).toString("base64"),
+      AUTH_URL: baseURL,
+      AUTH_TRUST_HOST: "true",
+      EMAIL_SERVER: `smtp://127.0.0.1:${mail.port}`,
+      EMAIL_FROM: "Telltale <telltale@e2e.test>",
+      // The alerts spec's webhook receiver listens on 127.0.0.1.
+      ALERTS_ALLOW_PRIVATE_WEBHOOKS: "true",
+      // Each spec signs in with new addresses (the sign-up policies
+      // themselves are tested in tests/integration/auth-signin.test.ts).
+      SIGNUP: "open",
+      // Tests sign in many times from 127.0.0.1.
+      SIGNIN_RATE_LIMIT_PER_IP: "1000",
+    };
+    process.env.E2E_SERVER_ENV = JSON.stringify(serverEnv);
+    server = spawn(bin("tsx"), ["ops/start.ts"], { cwd: ROOT, stdio: ["ignore", log, log], env: { ...env, ...serverEnv } });
     await waitForHttp(`${baseURL}/api/health/ready`, server, 60_000);
     process.env.E2E_SERVER_LOG = path.join(work, "server.log");
   } catch (error) {

@@ -5,6 +5,7 @@
  * open error issue; tests override what they are about.
  */
 import { ONGOING_MS, totalOf, type ExaminedEvent, type IssueFacts, type LevelCounts, type ProjectFacts, type SummaryFacts } from "@/lib/ai/facts";
+import { shapeGrid } from "@/lib/ai/motion";
 import { rankIssues } from "@/lib/ai/rank";
 
 export const NOW = new Date("2026-11-22T10:00:00.000Z");
@@ -61,6 +62,9 @@ export function issueFacts(overrides: Partial<IssueFacts> = {}): IssueFacts {
     isRegression: !isNew && regressedAt !== null && regressedAt >= SINCE,
     ongoing: NOW.getTime() - windowLast.getTime() <= ONGOING_MS,
     instructionLike: false,
+    shape: null,
+    motion: { accelerating: null, stopped: null },
+    lifetime: null,
     ...overrides,
   };
 }
@@ -75,6 +79,9 @@ export function projectFacts(overrides: Partial<ProjectFacts> & { name: string }
     previous,
     lastEventAt: null,
     quiet: totalOf(previous) > 0 && totalOf(window) === 0,
+    shape: [],
+    shapeCoverage: 1,
+    motion: { accelerating: null, stopped: null },
     ...overrides,
   };
 }
@@ -128,9 +135,17 @@ export function summaryFacts(input: {
   const derived = [...byProject.values()].sort(
     (a, b) => b.window.error - a.window.error || totalOf(b.window) - totalOf(a.window) || (a.name < b.name ? -1 : 1),
   );
+  const now = input.now ?? NOW;
+  const since = input.since ?? SINCE;
+  const grid = shapeGrid(since, now);
+  for (const project of derived) {
+    project.shape = new Array<number>(grid.starts.length).fill(0);
+    for (const issue of input.issues) if (issue.projectId === project.projectId && issue.shape) issue.shape.forEach((n, i) => (project.shape[i]! += n));
+  }
   return {
-    now: input.now ?? NOW,
-    since: input.since ?? SINCE,
+    now,
+    since,
+    grid,
     totals,
     projects: [...(input.projects ?? derived), ...(input.extraProjects ?? [])],
     issues: rankIssues(input.issues),

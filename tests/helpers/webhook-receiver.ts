@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import http from "node:http";
+import net from "node:net";
 
 export type ReceivedWebhook = { headers: http.IncomingHttpHeaders; raw: string; body: any; signatureValid: boolean | null };
 
@@ -77,4 +78,72 @@ export function verifySignature(secret: string, rawBody: string, header: string 
   const expected = Buffer.from(createHmac("sha256", secret).update(rawBody, "utf8").digest("hex"));
   const given = Buffer.from(header.slice("sha256=".length));
   return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/**
+ * What a receiver does with the timestamped signature (docs/alerts.md):
+ * X-Telltale-Signature-V1 `t=<ts>,v1=<hex>`, the HMAC of "<ts>.<raw body>";
+ * `t` must equal X-Telltale-Timestamp and be within `toleranceS` of `nowS`.
+ */
+export function verifyTimestampedSignature(secret: string, rawBody: string, headers: http.IncomingHttpHeaders, nowS: number, toleranceS = 300): boolean {
+  const header = headers["x-telltale-signature-v1"];
+  if (typeof header !== "string") return false;
+  const parts = Object.fromEntries(header.split(",").map((part) => part.split("=", 2) as [string, string]));
+  const t = Number(parts.t);
+  if (!Number.isInteger(t) || String(t) !== headers["x-telltale-timestamp"] || Math.abs(nowS - t) > toleranceS || !parts.v1) return false;
+  const expected = Buffer.from(createHmac("sha256", secret).update(`${t}.${rawBody}`, "utf8").digest("hex"));
+  const given = Buffer.from(parts.v1);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/**
+ * A server that accepts connections and never answers (a dead webhook or a
+ * mail server that hangs): it counts connections and holds them open until
+ * closed. `greet` lines are written on connect (an SMTP server that says
+ * hello, then goes quiet).
+ */
+export async function startSilentServer(greet: string[] = []) {
+  const sockets = new Set<net.Socket>();
+  let connections = 0;
+  const waiters: (() => void)[] = [];
+  const server = net.createServer((socket) => {
+    connections++;
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+    socket.on("error", () => {});
+    let said = 0;
+    const say = () => {
+      if (said < greet.length) socket.write(`${greet[said++]}\r\n`);
+    };
+    say();
+    socket.on("data", say); // one line per command received, then nothing
+    waiters.splice(0).forEach((wake) => wake());
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  return {
+    port,
+    url: `http://127.0.0.1:${port}/hook`,
+    get connections() {
+      return connections;
+    },
+    /** Connections still held open. */
+    get open() {
+      return sockets.size;
+    },
+    async waitForConnections(count: number, timeoutMs = 20_000): Promise<void> {
+      const deadline = Date.now() + timeoutMs;
+      while (connections < count) {
+        if (Date.now() > deadline) throw new Error(`silent server: ${connections} of ${count} connections`);
+        await new Promise<void>((resolve) => {
+          waiters.push(resolve);
+          setTimeout(resolve, 100);
+        });
+      }
+    },
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
 }

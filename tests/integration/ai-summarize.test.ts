@@ -6,7 +6,7 @@ import { GET } from "@/app/api/ai/summarize/route";
 import type { SummaryModel } from "@/lib/ai/provider";
 import { prisma, type Prisma } from "@/lib/db/client";
 import { createProject } from "@/lib/projects/create-project";
-import { messageText, startFakeOpenAI, type FakeMode, type FakeOpenAI } from "@/tests/helpers/fake-openai";
+import { messageText, startFakeOpenAI, truthfulAnswer, truthfulAnswerTo, type FakeMode, type FakeOpenAI } from "@/tests/helpers/fake-openai";
 import { createUserWithSession, uniqueEmail } from "@/tests/helpers/session";
 
 // A model injected in place of the configured one (null: use the environment).
@@ -74,18 +74,34 @@ async function summarize(query = "", headers: Record<string, string> = {}) {
   return { res, status: res.status, body: JSON.parse(text) as Record<string, unknown>, text };
 }
 
-function mockModel(text: string | (() => string) = "Mock summary: payments are failing.", finish: "stop" | "length" = "stop") {
+/** The user message of a mock model call. */
+function userText(prompt: { role: string; content: unknown }[]): string {
+  return prompt
+    .filter((m) => m.role === "user")
+    .map((m) => (typeof m.content === "string" ? m.content : (m.content as { text?: string }[]).map((p) => p.text ?? "").join("")))
+    .join("\n");
+}
+
+/**
+ * A mock model answering in the structured form: `answer` makes the answer
+ * from the prompt's user message (default: a truthful one whose headline is
+ * "Mock summary: payments are failing."); a string is sent as it is.
+ */
+function mockModel(answer: (user: string) => unknown = (user) => truthfulAnswer(user, "Mock summary: payments are failing."), finish: "stop" | "length" = "stop") {
   return new MockLanguageModelV4({
     modelId: "mock-summarizer",
-    doGenerate: async () => ({
-      content: [{ type: "text", text: typeof text === "function" ? text() : text }],
-      finishReason: { unified: finish, raw: finish },
-      usage: {
-        inputTokens: { total: 100, noCache: 100, cacheRead: 0, cacheWrite: 0 },
-        outputTokens: { total: 10, text: 10, reasoning: 0 },
-      },
-      warnings: [],
-    }),
+    doGenerate: async (options) => {
+      const value = answer(userText(options.prompt));
+      return {
+        content: [{ type: "text", text: typeof value === "string" ? value : JSON.stringify(value) }],
+        finishReason: { unified: finish, raw: finish },
+        usage: {
+          inputTokens: { total: 100, noCache: 100, cacheRead: 0, cacheWrite: 0 },
+          outputTokens: { total: 10, text: 10, reasoning: 0 },
+        },
+        warnings: [],
+      };
+    },
   });
 }
 
@@ -290,8 +306,14 @@ describe("GET /api/ai/summarize: with a model", () => {
 
     const { status, body, res } = await summarize("limit=50", { cookie });
     expect(status).toBe(200);
-    expect(body).toEqual({ summary: "Mock summary: payments are failing." });
+    expect(Object.keys(body)).toEqual(["summary"]);
+    // The checked answer, rendered: the headline, the cited issue from the facts, the model's words.
+    const summary = body.summary as string;
+    expect(summary.split("\n")[0]).toBe("**Mock summary: payments are failing.**");
+    expect(summary).toMatch(new RegExp(`^- \\*\\*error\\*\\* \`Payment failed\` in \`${project.name}\`: 1 event since (?:\\d{4}-\\d\\d-\\d\\d )?\\d\\d:\\d\\d UTC\\. It is the worst issue`, "m"));
+    expect(summary).toContain("**Look first at:** The top error, listed first.");
     expect(res.headers.get("X-Summary-Source")).toBe("model:mock-summarizer");
+    expect(res.headers.get("X-Summary-Fallback")).toBeNull();
     expect(res.headers.get("X-Summary-Events")).toBe("2");
     expect(model.doGenerateCalls).toHaveLength(1);
 
@@ -313,13 +335,15 @@ describe("GET /api/ai/summarize: with a model", () => {
     const project = await projectOf(user.id);
     await addEvents(project.id, [{ message: "Disk full", secondsAgo: 3 }]);
     let n = 0;
-    const model = mockModel(() => `summary #${++n}`);
+    const headlines = ["First answer.", "Second answer.", "Third answer."];
+    const model = mockModel((user) => truthfulAnswer(user, headlines[n++]));
     injected.model = model;
+    const headline = (r: { body: Record<string, unknown> }) => (r.body.summary as string).split("\n")[0];
 
     const first = await summarize("limit=20", { cookie });
     const second = await summarize("limit=20", { cookie });
-    expect(first.body).toEqual({ summary: "summary #1" });
-    expect(second.body).toEqual({ summary: "summary #1" });
+    expect(headline(first)).toBe("**First answer.**");
+    expect(second.body).toEqual(first.body);
     expect(second.res.headers.get("X-Summary-Cache")).toBe("hit");
     expect(model.doGenerateCalls).toHaveLength(1);
 
@@ -329,7 +353,7 @@ describe("GET /api/ai/summarize: with a model", () => {
 
     await addEvents(project.id, [{ message: "Disk full again" }]);
     const third = await summarize("limit=20", { cookie });
-    expect(third.body).toEqual({ summary: "summary #3" });
+    expect(headline(third)).toBe("**Third answer.**");
     expect(third.res.headers.get("X-Summary-Cache")).toBe("miss");
     expect(model.doGenerateCalls).toHaveLength(3);
   });
@@ -345,25 +369,40 @@ describe("GET /api/ai/summarize: with a model", () => {
     expect(model.doGenerateCalls).toHaveLength(1);
   });
 
-  it("a model answer is capped: 6,000 characters at most, and one stopped by its token limit says it was cut", async () => {
+  it("a model answer is capped: each text cut, 6,000 characters at most; one stopped by its token limit (JSON cut short) falls back", async () => {
     const { user, cookie } = await signedInUser();
     const project = await projectOf(user.id);
     await addEvents(project.id, [{ message: "Disk full on db-1" }]);
-    injected.model = mockModel("x".repeat(20_000));
-    const long = (await summarize("", { cookie })).body.summary as string;
-    expect(long).toBe(`${"x".repeat(6_000)}…`);
+    injected.model = mockModel((u) => {
+      const truthful = truthfulAnswer(u);
+      return { ...truthful, items: Array.from({ length: 10 }, () => ({ ...truthful.items[0]!, text: "x".repeat(3_000) })), notes: Array.from({ length: 10 }, () => "y".repeat(2_000)) };
+    });
+    const answered = await summarize("", { cookie });
+    expect(answered.res.headers.get("X-Summary-Source")).toBe("model:mock-summarizer");
+    const long = answered.body.summary as string;
+    expect(long.length).toBeLessThanOrEqual(6_001);
+    expect(long.endsWith("…")).toBe(true);
+    expect(long).not.toContain("x".repeat(601));
+
+    // Past 256 KiB an answer is not used at all (over HTTP it is not even read: see the fake server's "huge").
+    await addEvents(project.id, [{ message: "Disk full on db-3" }]);
+    injected.model = mockModel((u) => ({ ...truthfulAnswer(u), notes: ["z".repeat(300 * 1024)] }));
+    const huge = await summarize("", { cookie });
+    expect(huge.res.headers.get("X-Summary-Fallback")).toBe("ai_unavailable");
 
     await addEvents(project.id, [{ message: "Disk full on db-2" }]); // a new event: not the cached answer
-    injected.model = mockModel("Disks are filling up on", "length");
-    const cut = (await summarize("", { cookie })).body.summary as string;
-    expect(cut).toBe("Disks are filling up on\n\n_(The summary was cut at its length limit.)_");
+    injected.model = mockModel((u) => JSON.stringify(truthfulAnswer(u)).slice(0, 60), "length");
+    const cut = await summarize("", { cookie });
+    expect(cut.res.headers.get("X-Summary-Source")).toBe("builtin");
+    expect(cut.res.headers.get("X-Summary-Fallback")).toBe("ai_unavailable");
+    expect(cut.body.summary).toContain("Disk full on db-");
   });
 
   it("an empty model answer: the built-in digest with X-Summary-Fallback: ai_unavailable, and nothing cached", async () => {
     const { user, cookie } = await signedInUser();
     const project = await projectOf(user.id);
     await addEvents(project.id, [{ message: "boom" }]);
-    const model = mockModel("   ");
+    const model = mockModel(() => "   ");
     injected.model = model;
     for (let i = 0; i < 2; i++) {
       const { status, body, res } = await summarize("", { cookie });
@@ -420,18 +459,24 @@ describe("GET /api/ai/summarize: a local OpenAI-compatible server", () => {
 
   it("success through /v1/chat/completions, no key needed, header model:<id>", async () => {
     useFake();
-    fake.setMode({ kind: "ok", text: "  Local model says: cache storm in svc.  " });
+    fake.setMode({ kind: "answer", answer: (request) => truthfulAnswerTo(request, "Local model says: cache storm in svc.") });
     const { cookie } = await userWithEvents();
     const before = fake.requests.length;
     const { status, body, res } = await summarize("", { cookie });
     expect(status).toBe(200);
-    expect(body).toEqual({ summary: "Local model says: cache storm in svc." });
+    expect((body.summary as string).split("\n")[0]).toBe("**Local model says: cache storm in svc.**");
+    expect(body.summary).toMatch(/^- \*\*warn\*\* `Cache miss storm` in `svc-[^`]+`: 1 event since/m);
     expect(res.headers.get("X-Summary-Source")).toBe("model:local-small");
     expect(fake.requests.length).toBe(before + 1);
     const received = fake.requests.at(-1)!;
     expect(received.path).toBe("/v1/chat/completions");
     expect(received.body.model).toBe("local-small");
     expect(received.authorization).toBe("Bearer not-needed");
+    // Structured output, as OpenAI-compatible servers take it: a strict JSON schema of the answer.
+    expect(received.body.response_format).toMatchObject({ type: "json_schema", json_schema: { name: "summary", strict: true } });
+    const schema = received.body.response_format!.json_schema!.schema as { properties: Record<string, unknown>; required: string[] };
+    expect(Object.keys(schema.properties).sort()).toEqual(["headline", "items", "lookFirst", "notes"]);
+    expect(schema.required.sort()).toEqual(["headline", "items", "lookFirst", "notes"]);
     const { inside, outside } = fenceOf(messageText(received, "user"));
     expect(inside).toContain(INJECTION);
     expect(outside + messageText(received, "system")).not.toContain("HACKED");

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { POST as cronAlerts } from "@/app/api/cron/alerts/route";
+import { POST as cronAlerts } from "@/app/api/cron/[job]/route";
 import { processAlerts } from "@/lib/alerts/processor";
 import { createAlertRule } from "@/lib/alerts/rules";
 import type { CreateAlertRuleInput } from "@/lib/alerts/schemas";
@@ -8,7 +8,8 @@ import { resolveProjectAccess } from "@/lib/auth/access";
 import { seedEvents, type EventSeed } from "@/tests/helpers/events";
 import { stubEnv, unstubEnvs } from "@/tests/helpers/env";
 import { callRoute, createTeam, startSmtpSink } from "@/tests/helpers/session";
-import { startWebhookReceiver } from "@/tests/helpers/webhook-receiver";
+import { startSilentServer, startWebhookReceiver } from "@/tests/helpers/webhook-receiver";
+import { findJob } from "@/lib/jobs/schedule";
 
 /**
  * The outbox end to end, with a clock passed to the processor instead of
@@ -373,5 +374,29 @@ describe("delivery", () => {
     const [hook] = await receiver.waitFor(1);
     expect(hook!.body.issue.title).toBe("cron delivers this");
     expect((await deliveries(team))[0]).toMatchObject({ status: "sent" });
+  });
+
+  it("POST /api/cron/alerts answers within the delivery budget while a webhook never answers", async () => {
+    const secret = "cron-secret-cron-secret-cron-secret-0123";
+    stubEnv("CRON_SECRET", secret);
+    // Each send may wait two minutes; the job's budget is far shorter.
+    stubEnv("ALERTS_WEBHOOK_TIMEOUT_MS", "120000");
+    const dead = await startSilentServer();
+    try {
+      const { team } = await teamWithRules("alert-cron-dead", [webhookRule({ channel: { type: "webhook", url: dead.url, format: "json" } })]);
+      await seedEvents(team.project.id, Array.from({ length: 5 }, (_, i) => errorEvent("never answered", new Date(), { fingerprint: ["cron-dead", String(i)] })));
+      const budgetMs = findJob("alerts")!.budgetMs;
+      const started = Date.now();
+      const answer = await callRoute(cronAlerts, new Request("http://localhost/api/cron/alerts", { method: "POST", headers: { authorization: `Bearer ${secret}` } }));
+      const tookMs = Date.now() - started;
+      expect(answer.status).toBe(200);
+      expect(answer.body).toMatchObject({ complete: false });
+      expect(dead.connections).toBeGreaterThan(0); // it did try the dead receiver
+      // Within the budget and its grace, not after the receiver's two minutes.
+      expect(tookMs).toBeLessThan(budgetMs + 5_000);
+      expect((await deliveries(team)).every((d) => d.status === "pending")).toBe(true);
+    } finally {
+      await dead.close();
+    }
   });
 });

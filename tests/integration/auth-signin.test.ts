@@ -10,6 +10,8 @@ import { requireSessionUser } from "@/lib/auth/session";
 import { startSmtpSink, uniqueEmail } from "@/tests/helpers/session";
 import { CLIENT_ADDRESS_HEADER } from "@/lib/http/client-address";
 import { mayReceiveSignInLink } from "@/lib/auth/sign-up-policy";
+import { sql } from "kysely";
+import { sqlDb } from "@/lib/db/sql";
 
 let smtp: Awaited<ReturnType<typeof startSmtpSink>>;
 let ipSeq = 0;
@@ -373,16 +375,18 @@ describe("who may sign up (SIGNUP)", () => {
     const onEmptyInstance = async (otherLiveLink: boolean): Promise<boolean> => {
       let answer: boolean | undefined;
       const schema = `bootstrap_${randomUUID().replace(/-/g, "")}`;
-      await prisma
-        .$transaction(async (tx) => {
-          await tx.$executeRawUnsafe(`CREATE SCHEMA ${schema}`);
-          await tx.$executeRawUnsafe(`CREATE TABLE ${schema}.users (email text)`);
-          await tx.$executeRawUnsafe(`CREATE TABLE ${schema}.invitations (email text, accepted_at timestamptz, revoked_at timestamptz, expires_at timestamptz)`);
-          await tx.$executeRawUnsafe(`CREATE TABLE ${schema}.verification_tokens (identifier text, token text, expires timestamptz)`);
-          await tx.$executeRawUnsafe(`SET LOCAL search_path TO ${schema}, public`);
-          await tx.$executeRawUnsafe(`INSERT INTO verification_tokens VALUES ('${newcomer}', 'mine', now() + interval '10 minutes'), ('earlier@example.test', 'old', now() - interval '1 minute')`);
-          if (otherLiveLink) await tx.$executeRawUnsafe("INSERT INTO verification_tokens VALUES ('operator@example.test', 'theirs', now() + interval '10 minutes')");
-          answer = await mayReceiveSignInLink(newcomer, tx);
+      await sqlDb()
+        .transaction()
+        .execute(async (trx) => {
+          const run = (statement: string) => sql.raw(statement).execute(trx);
+          await run(`CREATE SCHEMA ${schema}`);
+          await run(`CREATE TABLE ${schema}.users (email text)`);
+          await run(`CREATE TABLE ${schema}.invitations (email text, accepted_at timestamptz, revoked_at timestamptz, expires_at timestamptz)`);
+          await run(`CREATE TABLE ${schema}.verification_tokens (identifier text, token text, expires timestamptz)`);
+          await run(`SET LOCAL search_path TO ${schema}, public`);
+          await run(`INSERT INTO verification_tokens VALUES ('${newcomer}', 'mine', now() + interval '10 minutes'), ('earlier@example.test', 'old', now() - interval '1 minute')`);
+          if (otherLiveLink) await run("INSERT INTO verification_tokens VALUES ('operator@example.test', 'theirs', now() + interval '10 minutes')");
+          answer = await mayReceiveSignInLink(newcomer, trx);
           throw new Error("roll back");
         })
         .catch((error: Error) => {

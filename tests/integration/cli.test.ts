@@ -9,7 +9,7 @@ import { sendEvent } from "@/tests/helpers/ingest";
 const run = promisify(execFile);
 
 describe("npm run telltale -- project create", () => {
-  it("prints exactly one line of JSON {id, name, apiKey} and the key works", async () => {
+  it("prints exactly one line of JSON {id, name, apiKey, dsn}; the key and the DSN's public key work", async () => {
     const owner = `cli-${Date.now()}-${process.pid}@example.test`;
     const { stdout } = await run("npm", ["run", "--silent", "telltale", "--", "project", "create", "--name", "CLI demo", "--owner", owner, "--json"], {
       env: process.env,
@@ -18,13 +18,19 @@ describe("npm run telltale -- project create", () => {
     const lines = stdout.split("\n").filter((l) => l !== "");
     expect(lines).toHaveLength(1);
     const created = JSON.parse(lines[0]!);
-    expect(Object.keys(created).sort()).toEqual(["apiKey", "id", "name"]);
+    expect(Object.keys(created).sort()).toEqual(["apiKey", "dsn", "id", "name"]);
     expect(created.name).toBe("CLI demo");
     expect(created.apiKey).toMatch(/^tlt_[0-9A-Za-z]{38}$/);
 
     const membership = await prisma.membership.findFirstOrThrow({ where: { projectId: created.id }, include: { user: true } });
     expect(membership).toMatchObject({ role: "owner", user: { email: owner } });
-    const key = await prisma.apiKey.findFirstOrThrow({ where: { projectId: created.id } });
+    const { number } = await prisma.project.findUniqueOrThrow({ where: { id: created.id }, select: { number: true } });
+    const dsn = new URL(created.dsn);
+    expect(dsn.pathname).toBe(`/${number}`);
+    expect(dsn.username).toMatch(/^[0-9A-Za-z]{32}$/);
+    const publicKey = await prisma.apiKey.findFirstOrThrow({ where: { projectId: created.id, kind: "public" } });
+    expect(publicKey.hash).toBe(sha256Hex(dsn.username));
+    const key = await prisma.apiKey.findFirstOrThrow({ where: { projectId: created.id, kind: "secret" } });
     expect(key.hash).toBe(sha256Hex(created.apiKey));
     expect(decryptApiKey(key.encrypted)).toBe(created.apiKey);
     expect((await sendEvent(created.apiKey, { level: "info", message: "from the CLI key", projectId: created.id })).status).toBe(201);

@@ -49,6 +49,11 @@ describe("GET /api/projects", () => {
     await prisma.apiKey.updateMany({ where: { projectId: other.id }, data: { revokedAt: new Date() } });
     const after = await callRoute(projectsRoute.GET, apiRequest("/api/projects", { cookie: owner.cookie }));
     expect(after.body.projects.find((p: { id: string }) => p.id === other.id).keyLast4).toBeNull();
+
+    // A public key (the Sentry DSN's), even a newer one, is not the key the mask stands for.
+    await prisma.apiKey.create({ data: { projectId: project.id, kind: "public", hash: randomUUID(), encrypted: "x", last4: "pub4" } });
+    const withPublic = await callRoute(projectsRoute.GET, apiRequest("/api/projects", { cookie: owner.cookie }));
+    expect(withPublic.body.projects.find((p: { id: string }) => p.id === project.id).keyLast4).toBe(newKey.slice(-4));
   });
 
   it("401 unauthenticated without a session, with an unknown or an expired one", async () => {

@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
-import { GET as cronGet, POST as cronPost, PUT as cronPut } from "@/app/api/cron/retention/route";
+import { GET as cronGet, POST as cronPost, PUT as cronPut } from "@/app/api/cron/[job]/route";
 import { prisma } from "@/lib/db/client";
 import { windowCountsByIssue } from "@/lib/issues/window-counts";
 import { runRetention } from "@/lib/retention/retention";

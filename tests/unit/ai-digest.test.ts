@@ -27,7 +27,7 @@ describe("buildDigest", () => {
   it("states the window, the current time and the previous window first", () => {
     const text = buildDigest(incidentFacts().facts);
     expect(linesOf(text)[0]).toBe(
-      "**Window:** last 1 hour, 2026-11-22 09:00 to 10:00 UTC (now). Trends compare with the previous hour (08:00 to 09:00 UTC).",
+      "**Window:** the last hour, 2026-11-22 09:00 to 10:00 UTC (now). Trends compare with the previous hour (08:00 to 09:00 UTC).",
     );
   });
 
@@ -35,22 +35,30 @@ describe("buildDigest", () => {
     const { issues } = incidentFacts();
     const digestFor = (since: Date) => linesOf(buildDigest(summaryFacts({ issues: [issues.pool], since })))[0];
     expect(digestFor(at("08:30"))).toBe(
-      "**Window:** last 90 minutes, 2026-11-22 08:30 to 10:00 UTC (now). Trends compare with the previous 90 minutes (07:00 to 08:30 UTC).",
+      "**Window:** the last 90 minutes, 2026-11-22 08:30 to 10:00 UTC (now). Trends compare with the previous 90 minutes (07:00 to 08:30 UTC).",
     );
     expect(digestFor(at("10:00", "2026-11-21"))).toBe(
-      "**Window:** last 24 hours, 2026-11-21 10:00 UTC to 2026-11-22 10:00 UTC (now). Trends compare with the previous 24 hours (2026-11-20 10:00 UTC to 2026-11-21 10:00 UTC).",
+      "**Window:** the last 24 hours, 2026-11-21 10:00 UTC to 2026-11-22 10:00 UTC (now). Trends compare with the previous 24 hours (2026-11-20 10:00 UTC to 2026-11-21 10:00 UTC).",
     );
-    expect(digestFor(at("10:00", "2026-11-15"))).toMatch(/^\*\*Window:\*\* last 7 days, 2026-11-15 10:00 UTC to 2026-11-22 10:00 UTC \(now\)/);
-    expect(digestFor(at("06:52:47"))).toMatch(/^\*\*Window:\*\* last about 3 h 7 min, 2026-11-22 06:52 to 10:00 UTC \(now\)/);
-    // A whole-second `since` against a server clock with milliseconds: about an hour.
+    expect(digestFor(at("10:00", "2026-11-15"))).toMatch(/^\*\*Window:\*\* the last 7 days, 2026-11-15 10:00 UTC to 2026-11-22 10:00 UTC \(now\)/);
+    expect(digestFor(at("06:52:47"))).toMatch(/^\*\*Window:\*\* the last 3 h 7 min, 2026-11-22 06:52 to 10:00 UTC \(now\)/);
+    // A whole-second `since` against a server clock with milliseconds: the hour.
     expect(linesOf(buildDigest(summaryFacts({ issues: [issues.pool], now: new Date(NOW.getTime() + 17_412) })))[0]).toBe(
-      "**Window:** last about 1 hour, 2026-11-22 09:00 to 10:00 UTC (now). Trends compare with the previous hour (07:59 to 09:00 UTC).",
+      "**Window:** the last hour, 2026-11-22 09:00 to 10:00 UTC (now). Trends compare with the previous hour (07:59 to 09:00 UTC).",
     );
-    // The dashboard's "last hour" asks from a whole minute; pressed at 10:00:40 it is still about an hour.
+    // The dashboard's "last hour" asks from a whole minute; pressed at 10:00:40 it is still the last hour.
     expect(linesOf(buildDigest(summaryFacts({ issues: [issues.pool], now: new Date(NOW.getTime() + 40_000) })))[0]).toMatch(
-      /^\*\*Window:\*\* last about 1 hour, 2026-11-22 09:00 to 10:00 UTC \(now\)\. Trends compare with the previous hour/,
+      /^\*\*Window:\*\* the last hour, 2026-11-22 09:00 to 10:00 UTC \(now\)\. Trends compare with the previous hour/,
     );
-    expect(digestFor(at("09:57:30"))).toMatch(/^\*\*Window:\*\* last 2 min 30 s, 2026-11-22 09:57:30 to 10:00:00 UTC \(now\)\. Trends compare with the previous 2 min 30 s \(09:55:00 to 09:57:30 UTC\)/);
+    // Its "last 7 days" and "last 24 hours", pressed at 10:00:40: never "about 168 hours".
+    for (const [days, words] of [[7, "the last 7 days"], [1, "the last 24 hours"]] as const) {
+      const since = new Date(NOW.getTime() - days * 86_400_000);
+      const line = linesOf(buildDigest(summaryFacts({ issues: [issues.pool], since, now: new Date(NOW.getTime() + 40_000) })))[0]!;
+      expect(line).toContain(`**Window:** ${words}, `);
+      expect(line).toContain(`Trends compare with the previous ${words.slice("the last ".length)} (`);
+      expect(line).not.toMatch(/about|168/);
+    }
+    expect(digestFor(at("09:57:30"))).toMatch(/^\*\*Window:\*\* the last 2 min 30 s, 2026-11-22 09:57:30 to 10:00:00 UTC \(now\)\. Trends compare with the previous 2 min 30 s \(09:55:00 to 09:57:30 UTC\)/);
     // Over a window that spans days, times in the lists carry their date.
     expect(buildDigest(summaryFacts({ issues: [issues.pool], since: at("10:00", "2026-11-21") }))).toContain(
       "312 events, first 2026-11-22 09:13 UTC, ongoing (last 2026-11-22 09:58 UTC); up from 40",
@@ -81,14 +89,14 @@ describe("buildDigest", () => {
     ]);
     expect(topIssueLines(text, "Webhook signature mismatch")).toEqual([
       "2. **error** in `api` (regressed): `Webhook signature mismatch`",
-      "   17 events, first 09:21 UTC, stopped (last at 09:41 UTC); none in the previous hour; reopened 09:21 UTC",
+      "   17 events, first 09:21 UTC, last at 09:41 UTC; none in the previous hour; reopened 09:21 UTC",
     ]);
     expect(topIssueLines(text, "DB pool exhausted")[1]).toBe("   312 events, first 09:13 UTC, ongoing (last 09:58 UTC); up from 40");
-    expect(topIssueLines(text, "Nightly export failed")[1]).toBe("   20 events, first 09:02 UTC, stopped (last at 09:07 UTC); down from 300");
+    expect(topIssueLines(text, "Nightly export failed")[1]).toBe("   20 events, first 09:02 UTC, last at 09:07 UTC; down from 300");
     expect(topIssueLines(text, "Slow request took <n>ms")[1]).toBe("   230 events, first 09:10 UTC, ongoing (last 09:55 UTC); steady (210 before)");
     // Seconds where the minute alone would say nothing: one burst within a minute.
     expect(topIssueLines(text, "Deploy <*> finished")[1]).toBe(
-      "   1 event, first 09:10:20 UTC, stopped (last at 09:10:20 UTC); new in this window",
+      "   1 event, first 09:10:20 UTC, last at 09:10:20 UTC; new in this window",
     );
     const order = linesOf(text).filter((l) => /^\d+\. /.test(l)).map((l) => l.slice(0, l.indexOf(":")));
     expect(order).toEqual([
@@ -184,7 +192,7 @@ describe("buildDigest", () => {
     const { issues } = incidentFacts();
     expect(buildDigest(summaryFacts({ issues: [issues.signIn, issues.deploy] }))).not.toContain("Look first at");
     expect(buildDigest(summaryFacts({ issues: [issues.signIn, issues.slow] }))).toContain(
-      "**Look first at:** the warning `Slow request took <n>ms` in `api`: 230 events since 09:10 UTC, ongoing.",
+      "**Look first at:** the warning `Slow request took <n>ms` in `api`: 230 events since 09:10 UTC, ongoing; steady (210 before).",
     );
   });
 
@@ -213,7 +221,7 @@ describe("buildDigest", () => {
     const text = buildDigest(
       summaryFacts({ issues: [], extraProjects: [projectFacts({ name: "api", previous: { error: 3, warn: 0, info: 0 }, lastEventAt: at("08:40") })] }),
     );
-    expect(linesOf(text)[0]).toBe("No events in the last 1 hour (2026-11-22 09:00 to 10:00 UTC, now) in 1 project.");
+    expect(linesOf(text)[0]).toBe("No events in the last hour (2026-11-22 09:00 to 10:00 UTC, now) in 1 project.");
     expect(text).toContain("- `api`: 3 events in the previous hour, none since; last event 08:40 UTC");
   });
 });

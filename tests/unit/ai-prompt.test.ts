@@ -13,7 +13,7 @@ import { at, examinedEvent, incidentFacts, issueFacts, projectFacts, summaryFact
 type Line = Record<string, unknown>;
 
 function promptFor(facts: SummaryFacts, options: Partial<SummaryPromptOptions> = {}) {
-  return buildSummaryPrompt(facts, { budgetChars: 24_000, ...options });
+  return buildSummaryPrompt(facts, { budgetChars: 24_000, scrub: false, ...options });
 }
 
 /** The lines between `<events-TOKEN>` and `</events-TOKEN>`, each marker exactly once on a line of its own. */
@@ -56,9 +56,12 @@ describe("buildSummaryPrompt", () => {
       type: "project",
       name: "checkout",
       events: { error: 1_024, warn: 0, info: 1 },
+      total: 1_025,
       previous: { error: 0, warn: 0, info: 0 },
+      previousTotal: 0,
       lastEventAt: "2026-11-22T09:59:41Z",
       quiet: false,
+      shape: new Array(12).fill(0),
     });
     expect(projects[3]).toMatchObject({ name: "billing-worker", events: { error: 0, warn: 0, info: 0 }, previous: { error: 0, warn: 2, info: 118 }, lastEventAt: "2026-11-22T08:52:00Z", quiet: true });
 
@@ -145,7 +148,7 @@ describe("buildSummaryPrompt", () => {
     const { facts } = incidentFacts();
     const p = promptFor({ ...facts, issueCount: 63 });
     const header = p.prompt.slice(0, p.prompt.indexOf(`<events-${p.boundary}>`));
-    expect(header).toContain("Window: the last 1 hour, 2026-11-22 09:00 to 10:00 UTC (now). Trends compare with the previous hour, 08:00 to 09:00 UTC.");
+    expect(header).toContain("Window: the last hour, 2026-11-22 09:00 to 10:00 UTC (now). Trends compare with the previous hour, 08:00 to 09:00 UTC.");
     expect(header).toContain("Exact totals: 1651 events (1373 errors, 230 warnings, 48 info) across 3 of 5 projects, in 63 distinct issues; 3 events examined in detail.");
     expect(header).toContain("new issues (errors and warnings): 1; regressions: 1; changes (new info issues): 1; projects that went quiet: 1.");
     expect(header).toContain("56 more issues with events in the window are counted in the totals but not listed");
@@ -194,7 +197,8 @@ describe("buildSummaryPrompt", () => {
     expect(p.system).toContain(`<events-${p.boundary}>`);
     expect(p.system).toContain(`</events-${p.boundary}>`);
     expect(p.system).toMatch(/never follow instructions/i);
-    expect(p.system).toContain("200 words");
+    expect(p.system).toContain("structured form");
+    expect(p.system).toMatch(/every number you write must appear in the facts/);
     expect(p.system).toContain("UTC");
     expect(p.prompt.split("\n").at(-1)).toMatch(/^Reminder: everything between/);
   });

@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { alertMail, discordBody, genericBody, slackBody, type Notification } from "@/lib/alerts/messages";
+import { discordBody } from "@/lib/alerts/channels/discord";
+import { alertMail } from "@/lib/alerts/channels/email";
+import { slackBody } from "@/lib/alerts/channels/slack";
+import { genericBody } from "@/lib/alerts/channels/webhook";
+import type { Notification } from "@/lib/alerts/messages";
 
 const base: Notification = {
   deliveryId: "00000000-0000-4000-8000-000000000001",
@@ -9,6 +13,7 @@ const base: Notification = {
   issue: null,
   spike: { observed: 59, count: 50, minutes: 5, scope: "project" },
   digest: null,
+  paused: null,
   url: "https://telltale.example/projects/p1",
   sentAt: new Date("2026-11-27T05:38:35Z"),
 };

@@ -22,7 +22,7 @@ describe("settings", () => {
       maxBatchDecodedBodyBytes: 20_971_520,
       maxConcurrentWrites: 4,
     });
-    expect(defaults.sentry).toEqual({ maxBodyBytes: 20_971_520, maxDecodedBodyBytes: 20_971_520 });
+    expect(defaults.sentry).toEqual({ maxBodyBytes: 20_971_520, maxDecodedBodyBytes: 20_971_520, clientRatePerSecond: 50 });
     expect(defaults.signIn).toEqual({ perEmail: 5, perIp: 20, windowSeconds: 900 });
     expect(defaults.ai).toEqual({
       apiKey: undefined,
@@ -34,6 +34,7 @@ describe("settings", () => {
       promptBudgetChars: 24_000,
       cacheTtlMs: 60_000,
       rateLimitPerMinute: 10,
+      scrub: true,
     });
     expect(defaults.mail).toEqual({ server: undefined, from: "Telltale <no-reply@localhost>" });
     expect(defaults.production).toBe(false);

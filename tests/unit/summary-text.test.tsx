@@ -22,4 +22,13 @@ describe("SummaryText (a model's answer rendered as safe Markdown)", () => {
     expect(html).toContain("Click here");
     expect(html).toContain("[image: tracker]");
   });
+
+  it("keeps the digest's lines: a single line break is a break, a blank line a new block", () => {
+    const html = renderToStaticMarkup(
+      <SummaryText text={"**Window:** the last hour.\n**Totals:** 5 events.\n\n**Top issues:**\n1. **error** `Disk full`\n   5 events, ongoing\n   per 5 minutes: `▁▂█`"} />,
+    );
+    expect(html).toMatch(/the last hour\.<br\/?>\s*<strong>Totals:<\/strong>/);
+    expect(html).toMatch(/<li><strong>error<\/strong> <code[^>]*>Disk full<\/code><br\/?>\s*5 events, ongoing<br\/?>\s*per 5 minutes/);
+    expect(html.match(/<p>/g)).toHaveLength(2);
+  });
 });

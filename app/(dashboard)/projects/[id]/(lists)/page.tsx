@@ -7,7 +7,7 @@ import { NewEventsNotice } from "@/components/new-events-notice";
 import { Pagination } from "@/components/pagination";
 import { StatusTabs } from "@/components/status-tabs";
 import { SummaryPanel } from "@/components/summary-panel";
-import { projectHasEvents } from "@/lib/events/list";
+import { projectHasEvents } from "@/lib/issues/totals";
 import { AppError } from "@/lib/http/errors";
 import { ISSUE_STATUSES } from "@/lib/issues/filters";
 import { listProjectIssues } from "@/lib/issues/service";

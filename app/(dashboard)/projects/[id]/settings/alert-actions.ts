@@ -4,7 +4,7 @@ import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import type { AlertRuleFormState } from "@/components/alert-rule-form";
 import { sendTestAlert } from "@/lib/alerts/deliveries";
-import { createAlertRule, deleteAlertRule } from "@/lib/alerts/rules";
+import { createAlertRule, deleteAlertRule, resumeAlertRule } from "@/lib/alerts/rules";
 import { alertRuleBodyFromForm, alertRuleFormSchema, createAlertRuleBodySchema } from "@/lib/alerts/schemas";
 import { projectAction, type ActionState } from "@/lib/edge/action";
 import { idSchema, parseInput } from "@/lib/http/input";
@@ -28,7 +28,14 @@ export const deleteAlertRuleAction = projectAction({ role: "owner", input: z.obj
 export const sendTestAlertAction = projectAction({ role: "owner", input: z.object({ ruleId: idSchema }) }, async ({ access, input }): Promise<ActionState> => {
   const delivery = await sendTestAlert(access, input.ruleId);
   revalidatePath(settingsPath(access.projectId));
-  return delivery.status === "sent"
-    ? { ok: true, message: `Test sent (${delivery.answer}).` }
-    : { ok: false, error: `Test not delivered: ${delivery.answer ?? "no answer"}.` };
+  if (delivery.status === "sent") return { ok: true, message: `Test sent (${delivery.answer}).` };
+  if (delivery.status === "logged") return { ok: true, message: "Test mail printed to the server log (development: EMAIL_SERVER is not set)." };
+  return { ok: false, error: `Test not delivered: ${delivery.answer ?? "no answer"}.` };
+});
+
+/** Owner: a paused webhook goes back to work (lib/alerts/pause.ts paused it after failing again and again). */
+export const resumeAlertRuleAction = projectAction({ role: "owner", input: z.object({ ruleId: idSchema }) }, async ({ access, input }): Promise<ActionState> => {
+  await resumeAlertRule(access, input.ruleId);
+  revalidatePath(settingsPath(access.projectId));
+  return { ok: true, message: "Resumed: notifications go to this webhook again." };
 });

@@ -9,7 +9,7 @@ import { listAlertRules } from "@/lib/alerts/rules";
 import { listProjectInvitations, type ProjectInvitation } from "@/lib/invitations/service";
 import { listMembers } from "@/lib/projects/members";
 import { projectAccess } from "../../../session";
-import { createAlertRuleAction, deleteAlertRuleAction, sendTestAlertAction } from "./alert-actions";
+import { createAlertRuleAction, deleteAlertRuleAction, resumeAlertRuleAction, sendTestAlertAction } from "./alert-actions";
 import { deleteProjectAction, inviteAction, removeMemberAction, revokeInvitationAction } from "./actions";
 
 type Props = { params: Promise<{ id: string }> };
@@ -141,7 +141,7 @@ export default async function ProjectSettingsPage({ params }: Props) {
         members={members}
         renderedAt={renderedAt}
         className={card}
-        actions={{ create: createAlertRuleAction, sendTest: sendTestAlertAction, remove: deleteAlertRuleAction }}
+        actions={{ create: createAlertRuleAction, sendTest: sendTestAlertAction, remove: deleteAlertRuleAction, resume: resumeAlertRuleAction }}
       />
 
       {isOwner && (

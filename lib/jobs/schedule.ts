@@ -1,0 +1,98 @@
+import { pruneAlertLog } from "@/lib/alerts/log-pruning";
+import { processAlerts } from "@/lib/alerts/processor";
+import { queueSpikes } from "@/lib/alerts/spikes";
+import { settings } from "@/lib/config/settings";
+import { purgeExpiredIdempotencyKeys } from "@/lib/ingest/idempotency";
+import { CRON_RETENTION_BUDGET_MS, runRetention } from "@/lib/retention/retention";
+
+/**
+ * The one schedule of background work: every periodic job, how often it
+ * runs and how long one run may take. A long-running server runs it in
+ * process (lib/jobs/runner.ts, started by instrumentation.ts); a serverless
+ * host calls POST /api/cron/<job> (or /api/cron/all) instead, each call
+ * answering within the job's budget.
+ */
+
+/** What a run gets: the time it started, and the deadline (ms by `clock`) it must finish by. */
+export type JobContext = { now: Date; deadline: number; clock: () => number };
+
+/** What a run did (its report, kept in job_leases and answered by the cron route); `more`: work was left for a soon next run. */
+export type JobResult = { report: Record<string, unknown>; more: boolean };
+
+export type Job = {
+  name: string;
+  /** What it does, for the docs and the log. */
+  description: string;
+  intervalMs: number;
+  budgetMs: number;
+  /** False: not run in process (ALERTS_CRON_ONLY for the alert jobs); the cron route still runs it. */
+  inProcess?: () => boolean;
+  run(context: JobContext): Promise<JobResult>;
+};
+
+const MINUTE = 60_000;
+const DAY = 24 * 60 * MINUTE;
+const alertsInProcess = () => !settings().alerts.cronOnly;
+
+export const SCHEDULE = [
+  {
+    name: "alerts",
+    description: "alert delivery: due notifications, retries, and what a stopped process left",
+    intervalMs: 30_000,
+    budgetMs: 20_000,
+    inProcess: alertsInProcess,
+    async run({ deadline, clock }) {
+      const report = await processAlerts({ budgetMs: Math.max(0, deadline - clock()), clock, checkSpikes: false });
+      return { report, more: !report.complete };
+    },
+  },
+  {
+    name: "spikes",
+    description: "spike checks: every spike rule against the per-minute counts",
+    intervalMs: 30_000,
+    budgetMs: 10_000,
+    inProcess: alertsInProcess,
+    async run({ now }) {
+      return { report: { spikesQueued: await queueSpikes(now, null) }, more: false };
+    },
+  },
+  {
+    name: "retention",
+    description: "deletes events and counts older than RETENTION_DAYS",
+    intervalMs: DAY,
+    budgetMs: CRON_RETENTION_BUDGET_MS,
+    async run({ now, deadline, clock }) {
+      const report = await runRetention({ now, budgetMs: Math.max(0, deadline - clock()) });
+      return { report, more: !report.complete };
+    },
+  },
+  {
+    name: "idempotency-keys",
+    description: "deletes idempotency keys past their 24 hours",
+    intervalMs: 10 * MINUTE,
+    budgetMs: 10_000,
+    async run({ deadline, clock }) {
+      let deleted = 0;
+      let last = 0;
+      do {
+        last = await purgeExpiredIdempotencyKeys();
+        deleted += last;
+      } while (last > 0 && clock() < deadline);
+      return { report: { deleted }, more: last > 0 };
+    },
+  },
+  {
+    name: "alert-log",
+    description: "deletes settled alert notifications older than 30 days, and ended cool-downs",
+    intervalMs: DAY,
+    budgetMs: 10_000,
+    async run({ now, deadline, clock }) {
+      const report = await pruneAlertLog({ now, deadline, clock });
+      return { report, more: !report.complete };
+    },
+  },
+] as const satisfies readonly Job[];
+
+export function findJob(name: string): Job | undefined {
+  return SCHEDULE.find((job) => job.name === name);
+}

@@ -1,0 +1,12 @@
+import { prisma } from "@/lib/db/client";
+import { projectDsn } from "@/lib/keys/dsn";
+import { readOrCreatePublicKey } from "@/lib/keys/service";
+
+/** A project's Sentry DSN on `origin` (null when its public key cannot be shown: sealed under another TELLTALE_SECRET). */
+export async function readProjectDsn(projectId: string, origin: string): Promise<string | null> {
+  const [project, publicKey] = await Promise.all([
+    prisma.project.findUnique({ where: { id: projectId }, select: { number: true } }),
+    readOrCreatePublicKey(projectId),
+  ]);
+  return project && publicKey ? projectDsn(origin, publicKey, project.number) : null;
+}

@@ -1,0 +1,168 @@
+/**
+ * Incidents as the engineer on call would judge their summaries: how things
+ * move (accelerating, stopped), what is chronic, what the team ignored. Each
+ * is stored as ingestion stores it (issues and the minute, hour and day
+ * counts) around a fixed `now`, and summarized by the built-in digest (and,
+ * for one, a model's prompt): exact counts, the minute things started, what
+ * leads. PRINT_DIGESTS=1 prints the digests.
+ */
+import { MockLanguageModelV4 } from "ai/test";
+import { describe, expect, it } from "vitest";
+import { summarizeRecentEvents } from "@/lib/ai/summarize";
+import { prisma } from "@/lib/db/client";
+import { promptIssueLines } from "@/tests/helpers/fake-openai";
+import { DAY, HOUR, line, MINUTE, spread, store, topIssue, userWithProjects } from "@/tests/helpers/summary-incidents";
+
+/** The digest for `user` over [since, now] with the server's clock at `now`. */
+async function digest(userId: string, since: number, now: number, projectId?: string): Promise<string> {
+  const result = await summarizeRecentEvents({ id: userId }, { limit: 50, since: new Date(since), ...(projectId ? { projectId } : {}) }, { now: new Date(now), model: null });
+  expect(result.source).toBe("builtin");
+  if (process.env.PRINT_DIGESTS) process.stdout.write(`\n----- ${new Date(since).toISOString()} to ${new Date(now).toISOString()}\n${result.summary}\n`);
+  return result.summary;
+}
+
+const at = (iso: string) => Date.parse(iso);
+/** Every clock hour at `minute` past, from `from` (inclusive) to `to` (exclusive). */
+const hourly = (from: number, to: number, minute: number) =>
+  Array.from({ length: Math.ceil((to - from) / HOUR) + 1 }, (_, i) => Math.floor(from / HOUR) * HOUR + i * HOUR + minute * MINUTE).filter((t) => t >= from && t < to);
+
+describe("summaries of incidents: how things move, what is chronic, what was ignored", () => {
+  it("latency warnings doubling every hour for six hours lead 'Look first at' over a steady once-an-hour error", async () => {
+    const now = at("2026-10-14T10:40:00Z");
+    const since = now - DAY;
+    const { user, projects } = await userWithProjects("search");
+    const [api] = projects;
+    const errors = hourly(now - 2 * DAY, now, 17.5); // 10:17:30, 11:17:30 ... for two days
+    const steadyWarnings = hourly(now - 2 * DAY, at("2026-10-14T04:00:00Z"), 42); // one an hour until 04:00
+    const doubling = [2, 4, 8, 16, 32, 64].flatMap((n, h) => spread(at("2026-10-14T04:00:00Z") + h * HOUR + 2 * MINUTE, at("2026-10-14T04:00:00Z") + h * HOUR + 58 * MINUTE, n));
+    const thisHour = spread(at("2026-10-14T10:00:30Z"), at("2026-10-14T10:39:00Z"), 85);
+    await store(api!.id, [
+      { level: "error", message: () => "Payment reconciliation job failed: ledger API timed out", times: errors },
+      { level: "warn", message: (i) => `Slow response from search took ${1_800 + (i % 900)}ms`, times: [...steadyWarnings, ...doubling, ...thisHour] },
+    ]);
+
+    const text = await digest(user.id, since, now);
+    expect(line(text, /^\*\*Window:\*\*/)).toContain("**Window:** the last 24 hours, 2026-10-13 10:40 UTC to 2026-10-14 10:40 UTC (now)");
+    // 24 errors in the window (10:17:30 on the 13th is before it: 11:17 to 10:17), 24 before.
+    // Warnings: 18 steady (10:42 on the 13th to 03:42), then 2, 4, 8, 16, 32, 64, and 85 this hour.
+    expect(line(text, /^\*\*Totals:\*\*/)).toContain("253 events (24 errors, 229 warnings, 0 info)");
+
+    const first = line(text, /^\*\*Look first at:\*\*/);
+    expect(first).toContain("the warning `Slow response from search took <duration>`");
+    expect(first).toContain("229 events since 2026-10-13 10:42 UTC");
+    expect(first).toContain("accelerating: 209 since 2026-10-14 05:00 UTC against 20 in the 18 hours before, doubling every hour since 2026-10-14 03:00 UTC");
+    // The steady error is named, and said to be steady, not left to lead.
+    expect(first).toContain("The top-ranked error, `Payment reconciliation job failed: ledger API timed out`");
+    expect(first).toContain("(24 events), is not moving: steady (24 before); known since 2026-10-12, seen on 3 of the last 3 days, usually about 1 an hour.");
+
+    // Errors still rank before warnings; the warning says how it moves, with its shape.
+    expect(topIssue(text, "Payment reconciliation job failed").rank).toBe(1);
+    const warning = topIssue(text, "Slow response from search took <duration>");
+    expect(warning.rank).toBe(2);
+    expect(warning.lines[1]).toContain("229 events, first 2026-10-13 10:42 UTC, ongoing (last 2026-10-14 10:39 UTC); up from 24");
+    expect(warning.lines[1]).toContain("doubling every hour");
+    expect(warning.lines[2]).toBe("   per hour from 2026-10-13 10:40 UTC: `▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▂▄▇█` (peak 85 at 2026-10-14 10:00 UTC)");
+
+    // A model is told the same: the warning's line says it accelerates, and the header points at it.
+    let user_ = "";
+    const model = new MockLanguageModelV4({
+      modelId: "mock",
+      doGenerate: async (options) => {
+        user_ = options.prompt.filter((m) => m.role === "user").map((m) => (m.content as { text?: string }[]).map((p) => p.text ?? "").join("")).join("\n");
+        return { content: [{ type: "text", text: "{}" }], finishReason: { unified: "stop", raw: "stop" }, usage: { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } }, warnings: [] };
+      },
+    });
+    await summarizeRecentEvents({ id: user.id }, { limit: 50, since: new Date(since) }, { now: new Date(now), model });
+    const issues = promptIssueLines(user_) as (ReturnType<typeof promptIssueLines>[number] & { accelerating?: string; shape?: number[] })[];
+    expect(issues[1]).toMatchObject({ rank: 2, level: "warn", count: 229, first: "2026-10-13T10:42:00Z" });
+    expect(issues[1]!.accelerating).toContain("doubling every hour");
+    expect(issues[1]!.shape!.slice(-8)).toEqual([1, 2, 4, 8, 16, 32, 64, 85]);
+    expect(user_).toContain("the issue ranked 2 (accelerating)");
+  });
+
+  it("a Redis error seen three times a day for a week reads as chronic, not as news, below a new error", async () => {
+    const now = at("2026-10-21T14:30:00Z");
+    const { user, projects } = await userWithProjects("shop");
+    const [shop] = projects;
+    const redis = Array.from({ length: 21 }, (_, i) => at("2026-10-14T22:10:00Z") + i * 8 * HOUR); // 22:10, 06:10, 14:10 ...
+    await store(shop!.id, [
+      { level: "error", message: () => "Redis command timed out after 5000ms (GET session:a81f)", times: redis },
+      { level: "error", message: () => "TypeError: Cannot read properties of undefined (reading 'cartId')", times: [at("2026-10-21T14:21:07Z"), at("2026-10-21T14:24:51Z")] },
+      { level: "info", message: () => "Health check ok", times: spread(now - 2 * HOUR, now - MINUTE, 120) },
+    ]);
+
+    const text = await digest(user.id, now - HOUR, now);
+    expect(line(text, /^\*\*Window:\*\*/)).toContain("the last hour, 2026-10-21 13:30 to 14:30 UTC (now)");
+    const first = line(text, /^\*\*Look first at:\*\*/);
+    expect(first).toContain("the error `TypeError: Cannot read properties of undefined (reading '<str>')`");
+    expect(first).toContain("2 events since 14:21 UTC");
+    expect(first).toContain("new");
+
+    const chronic = topIssue(text, "Redis command timed out after <duration>");
+    expect(chronic.rank).toBe(2);
+    expect(chronic.lines[1]).toBe(
+      "   1 event, first 14:10:00 UTC, last at 14:10:00 UTC; known since 2026-10-14, seen on 8 of the last 8 days, usually about 3 a day",
+    );
+    expect(text).not.toContain("none in the previous hour");
+  });
+
+  it("an ignored issue with 6,000 events is marked, counted, and never leads", async () => {
+    const now = at("2026-10-28T09:00:00Z");
+    const { user, projects } = await userWithProjects("mobile-api");
+    const [api] = projects;
+    await store(api!.id, [
+      { level: "error", message: (i) => `Deprecated API v1 call from legacy client build ${400 + (i % 7)}`, times: spread(now - 2 * HOUR + 30_000, now - 30_000, 11_800) },
+      { level: "error", message: (i) => `Checkout failed: payment provider answered 502 for order ord_${i}`, times: spread(now - 2 * HOUR + 5 * MINUTE, now - 2 * MINUTE, 80) },
+      { level: "warn", message: (i) => `Slow query on carts took ${900 + i}ms`, times: spread(now - 2 * HOUR, now - MINUTE, 240) },
+    ]);
+    await prisma.issue.updateMany({ where: { projectId: api!.id, title: { startsWith: "Deprecated API" } }, data: { status: "ignored" } });
+
+    const text = await digest(user.id, now - HOUR, now);
+    const ignored = topIssue(text, "Deprecated API v1 call from legacy client build <num>");
+    // Below the open error, though it has 150 times its events.
+    expect(ignored.rank).toBe(2);
+    expect(ignored.lines[0]).toMatch(/^2\. \*\*error\*\* in `mobile-api-\w+` \(ignored\): /);
+    expect(ignored.lines[1]).toMatch(/^ {3}5,900 events, .*; ignored by your team \(still counted\)$/);
+    expect(topIssue(text, "Checkout failed: payment provider answered <num> for order <id>").rank).toBe(1);
+    const first = line(text, /^\*\*Look first at:\*\*/);
+    expect(first).toContain("Checkout failed: payment provider answered <num> for order <id>");
+    expect(first).toContain("41 events since 08:00 UTC");
+    expect(first).not.toContain("Deprecated");
+    // Counted in the totals all the same.
+    expect(line(text, /^\*\*Totals:\*\*/)).toContain("6,060 events (5,941 errors, 119 warnings, 0 info)");
+
+    // With only the ignored error left, the warning leads and the ignored error is still not named there.
+    await prisma.issue.updateMany({ where: { projectId: api!.id, title: { startsWith: "Checkout failed" } }, data: { status: "ignored" } });
+    const after = line(await digest(user.id, now - HOUR, now), /^\*\*Look first at:\*\*/);
+    expect(after).toContain("the warning `Slow query on carts took <duration>`");
+    expect(after).not.toMatch(/Deprecated|Checkout/);
+  });
+
+  it("a worker that stopped sending leads, over a steady warning in another project", async () => {
+    const now = at("2026-11-04T16:00:00Z");
+    const { user, projects } = await userWithProjects("billing-worker", "web");
+    const [worker, web] = projects;
+    const stoppedAt = at("2026-11-04T15:34:20Z");
+    await store(worker!.id, [
+      { level: "info", message: (i) => `Processed invoice batch ${7_000 + i} in ${300 + (i % 50)}ms`, times: spread(now - 2 * HOUR + 20_000, stoppedAt, 95) },
+      { level: "warn", message: (i) => `Retrying invoice inv_${i} after a gateway timeout`, times: spread(now - 2 * HOUR + 5 * MINUTE, at("2026-11-04T15:30:00Z"), 10) },
+    ]);
+    await store(web!.id, [
+      { level: "warn", message: (i) => `Slow query on sessions took ${700 + i}ms`, times: spread(now - 2 * HOUR, now - 20_000, 360) },
+      { level: "info", message: () => "GET /health 200", times: spread(now - 2 * HOUR, now - 30_000, 120) },
+    ]);
+
+    const text = await digest(user.id, now - HOUR, now);
+    const first = line(text, /^\*\*Look first at:\*\*/);
+    expect(first).toContain(`the project \`${worker!.name}\`, which stopped: silent for 26 minutes since 15:34 UTC, when it usually sent one about every 54 seconds (39 events in this window, 66 in the previous hour).`);
+    expect(first).toContain("The top-ranked warning, `Slow query on sessions took <duration>`");
+    const stopped = line(text, new RegExp(`^- \`${worker!.name}\`: stopped`));
+    expect(stopped).toMatch(/\(39 events in this window, 66 in the previous hour\)$/);
+    // The Stopped section comes before the top issues, not last.
+    const lines = text.split("\n");
+    expect(lines.indexOf("**Stopped** (steady sources silent for longer than their usual gap):")).toBeLessThan(lines.findIndex((l) => l.startsWith("**Top issues**")));
+    // The steady warning is not said to move.
+    const steady = topIssue(text, "Slow query on sessions took <duration>");
+    expect(steady.lines[1]).toBe("   180 events, first 15:00 UTC, ongoing (last 15:59 UTC); steady (180 before); known since 14:00 UTC");
+  });
+});
