@@ -25,6 +25,17 @@ function sentryRateLimited(decision: RateLimitDecision, scope: "key" | "organiza
   return new AppError(error.status, error.code, error.message, { headers, rateLimit: decision });
 }
 
+/**
+ * The native routes' answers name an API key and a projectId; a Sentry SDK's
+ * user holds a DSN, so these say what to check in it.
+ */
+const dsnOfAnotherProject = () =>
+  new AppError(403, "project_mismatch", "This DSN's public key belongs to another project than the number in the URL (the DSN's last part). Copy the DSN again from the Projects page.");
+
+function unknownPublicKey(error: AppError): AppError {
+  return new AppError(401, "invalid_api_key", "The DSN's public key is not valid. It may have been rotated; copy the DSN again from the Projects page.", { headers: error.headers });
+}
+
 /** The path's project number: digits only, or the route does not exist. */
 function pathProjectNumber(raw: string): number {
   const n = /^\d{1,9}$/.test(raw) ? Number(raw) : NaN;
@@ -58,7 +69,7 @@ export async function ingestSentryRequest(request: Request, endpoint: SentryEndp
   } else {
     const envelope = parseEnvelope(body);
     const credentials = resolveSentryCredentials(request, envelope.header.dsn);
-    if (credentials.projectNumber !== null && credentials.projectNumber !== projectNumber) throw errors.projectMismatch();
+    if (credentials.projectNumber !== null && credentials.projectNumber !== projectNumber) throw dsnOfAnotherProject();
     project ??= await admit(request, credentials.publicKey, projectNumber, address);
     ingest = envelopeToEvents(envelope, { projectId: project.projectId, clientAddress: address });
   }
@@ -76,8 +87,10 @@ export async function ingestSentryRequest(request: Request, endpoint: SentryEndp
 
 /** The key's project may send here, from this page, now. */
 async function admit(request: Request, publicKey: string, projectNumber: number, address: string): Promise<PublicKeyProject> {
-  const project = await authenticatePublicKey(publicKey, address);
-  if (project.projectNumber !== projectNumber) throw errors.projectMismatch();
+  const project = await authenticatePublicKey(publicKey, address).catch((error: unknown) => {
+    throw error instanceof AppError && error.code === "invalid_api_key" ? unknownPublicKey(error) : error;
+  });
+  if (project.projectNumber !== projectNumber) throw dsnOfAnotherProject();
   const origin = request.headers.get("origin");
   if (origin && !originAllowed(origin, project.allowedOrigins)) {
     throw errors.forbidden(`Pages on ${origin.slice(0, 200)} may not send to this project. An owner can allow the origin in the project's settings.`);
