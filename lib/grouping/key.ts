@@ -4,7 +4,7 @@ import { frameKeyParts, normalizeFile } from "@/lib/grouping/frame-key";
 import { STACK_LIMITS, type ExceptionValue, type StackFrame, type StackPlatform } from "@/lib/grouping/frames";
 import { isInApp, platformFromSentry, platformOfFrame } from "@/lib/grouping/in-app";
 import { parseStack } from "@/lib/grouping/stack/parse";
-import { messageTemplate } from "@/lib/grouping/template";
+import { MAX_TEMPLATE_CHARS, messageTemplate } from "@/lib/grouping/template";
 
 /**
  * The key that puts an event into an issue, and the issue's title.
@@ -121,7 +121,17 @@ export function groupingKey(input: GroupingInput): GroupingKey {
     rule = "message-template";
   }
   const hash = recentKeyHash(text);
-  return { hash, title, fallbackHash: text === v1 ? null : recentKeyHash(v1), rule };
+  // Where the stack decides, the message need not be masked to group, and
+  // its values are what tells two such issues apart at a glance ("reading
+  // 'price'" and "reading 'map'").
+  const shown = rule === "in-app-frames" || rule === "all-frames" ? stackIssueTitle(input.message) : title;
+  return { hash, title: shown, fallbackHash: text === v1 ? null : recentKeyHash(v1), rule };
+}
+
+/** A stack-grouped issue's title: its first event's message, first line, bounded as templates are. */
+function stackIssueTitle(message: string): string {
+  const line = message.split("\n", 1)[0]!.trim() || message.trim();
+  return line.length <= MAX_TEMPLATE_CHARS ? line : `${line.slice(0, MAX_TEMPLATE_CHARS - 1)}…`;
 }
 
 type EventStack = { exceptions: ExceptionValue[]; platform: StackPlatform | undefined };

@@ -38,8 +38,8 @@ describe("stack-aware grouping", () => {
     expect(answer.status).toBe(201);
     const issues = await prisma.issue.findMany({ where: { projectId: p.id }, select: { count: true, title: true }, orderBy: { count: "desc" } });
     expect(issues.map((i) => Number(i.count))).toEqual([2, 1]);
-    // One message shape, two issues: the stack tells them apart.
-    expect(new Set(issues.map((i) => i.title)).size).toBe(1);
+    // One message shape, two issues: the stack tells them apart, and their titles (the messages) read apart.
+    expect(issues.map((i) => i.title)).toEqual(["TypeError: Cannot read properties of undefined (reading 'price')", "TypeError: Cannot read properties of undefined (reading 'map')"]);
 
     // Without a stack, the message template alone groups, as before.
     await sendEvent(p.apiKey, { level: "error", message: "Order 1001 failed", projectId: p.id });
