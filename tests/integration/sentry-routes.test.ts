@@ -12,7 +12,12 @@ import { OPTIONS as preflight, POST as postEnvelope } from "@/app/api/[projectNu
 import { POST as postStore } from "@/app/api/[projectNumber]/store/route";
 import { prisma } from "@/lib/db/client";
 import { readOrCreatePublicKey } from "@/lib/keys/service";
+import { CLIENT_ADDRESS_HEADER, trustClientAddressHeader } from "@/lib/http/client-address";
 import { makeProject } from "@/tests/helpers/ingest";
+
+// Each project's requests come from an address of their own, so one test's
+// 500 retries do not spend the next test's per-client limit.
+trustClientAddressHeader();
 
 const FIXTURES = path.resolve(import.meta.dirname, "../fixtures/sentry");
 const fixture = (name: string) => fs.readFileSync(path.join(FIXTURES, name));
@@ -34,7 +39,8 @@ function envelopeFor(name: string, publicKey: string, projectNumber?: number): B
 type Send = { number: number | string; body: Buffer | string; query?: string; headers?: Record<string, string>; endpoint?: "envelope" | "store" };
 
 async function send({ number, body, query = "", headers = {}, endpoint = "envelope" }: Send) {
-  const request = new Request(`http://localhost/api/${number}/${endpoint}/${query}`, { method: "POST", headers, body: typeof body === "string" ? body : new Uint8Array(body) });
+  const address = { [CLIENT_ADDRESS_HEADER]: `10.0.${Number(number) % 250}.${Math.floor(Number(number) / 250) % 250}` };
+  const request = new Request(`http://localhost/api/${number}/${endpoint}/${query}`, { method: "POST", headers: { ...address, ...headers }, body: typeof body === "string" ? body : new Uint8Array(body) });
   const handler = endpoint === "envelope" ? postEnvelope : postStore;
   const res = await handler(request, { params: Promise.resolve({ projectNumber: String(number) }) });
   const text = await res.text();
