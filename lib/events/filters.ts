@@ -2,7 +2,7 @@ import { z } from "zod";
 import { CURSOR_MESSAGE, decodeCursor } from "@/lib/events/cursor";
 import { EVENT_LEVELS, type EventLevel } from "@/lib/events/schema";
 import { supportedTime, unixTimestampToMs } from "@/lib/events/time";
-import { parseInput } from "@/lib/http/input";
+import { idSchema, parseInput } from "@/lib/http/input";
 
 /** Filters of the events list (API query string and dashboard URL alike). */
 export type EventFilters = {
@@ -83,6 +83,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export function uuidParamSchema(message: string) {
   return z.string().regex(UUID, message).transform((id) => id.toLowerCase());
 }
+
+export const eventParamsSchema = z.object({ id: idSchema, eventId: uuidParamSchema("Not an event id.") });
 
 export const cursorParamSchema = z.string().refine((c) => decodeCursor(c) !== null, CURSOR_MESSAGE);
 
