@@ -63,8 +63,7 @@ const HEADERS: Record<HeaderName, Record<string, JsonSchema>> = {
 /**
  * Named schemas as components, in one pass per direction: requests as the
  * route reads them (`io: "input"`: what a client may send), answers as the
- * server writes them. Recursive parts zod pulls out (the OTLP attribute
- * values) become components of their own.
+ * server writes them.
  */
 function componentSchemas(named: Record<string, z.ZodType>, io: Io): Record<string, JsonSchema> {
   const registry = z.registry<{ id: string }>();
@@ -77,17 +76,9 @@ function componentSchemas(named: Record<string, z.ZodType>, io: Io): Record<stri
       if (item) jsonSchema.$ref = SCHEMA_REF + item;
     },
   });
-  const shared = `${io === "input" ? "Request" : "Response"}Shared`;
-  const out: Record<string, JsonSchema> = {};
-  for (const [id, schema] of Object.entries(schemas)) {
-    if (id === "__shared") {
-      for (const [name, def] of Object.entries((schema as { $defs?: Record<string, JsonSchema> }).$defs ?? {})) out[`${shared}_${name}`] = clean(def);
-    } else {
-      out[id] = clean(schema as JsonSchema);
-    }
-  }
-  // zod names the pulled-out parts "__shared#/$defs/<name>"; point at their own components instead.
-  return JSON.parse(JSON.stringify(out).replaceAll(`${SCHEMA_REF}__shared#/$defs/`, `${SCHEMA_REF}${shared}_`));
+  // zod pulls a recursive part nobody named (the OTLP attribute values) into "__shared": name it instead.
+  if ("__shared" in schemas) throw new Error(`OpenAPI: name the recursive schemas of ${JSON.stringify(Object.keys(schemas.__shared!.$defs ?? {}))} in lib/openapi/operations.ts.`);
+  return Object.fromEntries(Object.entries(schemas).map(([id, schema]) => [id, clean(schema as JsonSchema)]));
 }
 
 /** Drops the per-schema `$schema` and `$id`: the document's dialect is OpenAPI 3.1's, and ids would change how refs resolve. */

@@ -13,7 +13,13 @@ import { eventBatchSchema, eventInputSchema } from "@/lib/events/schema";
 import { idempotencyKeySchema } from "@/lib/http/input";
 import { createInvitationBodySchema, invitationParamsSchema, tokenParamsSchema } from "@/lib/invitations/schemas";
 import { issueParamsSchema, issuesQuerySchema, issueStatusBodySchema, issueWindowQuerySchema } from "@/lib/issues/filters";
-import { otlpJsonLogRecordSchema, otlpJsonLogRecordsSchema, otlpJsonLogsRequestSchema } from "@/lib/otlp/decode-json";
+import {
+  otlpJsonAnyValueSchema,
+  otlpJsonKeyValuesSchema,
+  otlpJsonLogRecordSchema,
+  otlpJsonLogRecordsSchema,
+  otlpJsonLogsRequestSchema,
+} from "@/lib/otlp/decode-json";
 import { changeRoleBodySchema, createProjectBodySchema, memberParamsSchema, projectParamsSchema, renameProjectBodySchema } from "@/lib/projects/schemas";
 import { sentryPathParamsSchema } from "@/lib/sentry/ingest";
 import * as answers from "@/lib/openapi/responses";
@@ -53,6 +59,8 @@ export const namedRequestSchemas: Record<string, z.ZodType> = {
   EventList: eventBatchSchema.shape.events,
   OtlpLogsRequest: otlpJsonLogsRequestSchema,
   OtlpLogRecord: otlpJsonLogRecordSchema,
+  OtlpAnyValue: otlpJsonAnyValueSchema,
+  OtlpKeyValueList: otlpJsonKeyValuesSchema,
   ProjectNameBody: createProjectBodySchema,
   ChangeRoleBody: changeRoleBodySchema,
   CreateInvitationBody: createInvitationBodySchema,

@@ -306,3 +306,6 @@ export const otlpJsonLogsRequestSchema = message({
     .nullish()
     .transform((r) => r ?? []),
 });
+
+// Named for the OpenAPI description (lib/openapi), which describes records with them.
+export { anyValue as otlpJsonAnyValueSchema, keyValues as otlpJsonKeyValuesSchema };
