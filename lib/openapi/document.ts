@@ -108,7 +108,8 @@ function parameters(op: Operation): JsonSchema[] {
     if (!schema) continue;
     for (const [name, field] of Object.entries(objectShape(schema))) {
       const optional = field.safeParse(undefined).success;
-      list.push({ name, in: where, required: where === "path" || !optional, schema: inline(field, "input") });
+      const { description, ...schema } = inline(field, "input");
+      list.push({ name, in: where, required: where === "path" || !optional, ...(description ? { description } : {}), schema });
     }
   }
   for (const [name, { schema, description }] of Object.entries(op.headers ?? {})) {
