@@ -33,7 +33,6 @@ const STATUS_TEXT: Record<number, string> = {
   415: "Content-Type or Content-Encoding not accepted.",
   429: "Too many requests: retry after Retry-After seconds.",
   500: "A server fault; the requestId is also in the server log.",
-  502: "The AI provider failed (ai_unavailable).",
   503: "The database is unreachable: retry after Retry-After seconds; nothing was stored.",
 };
 

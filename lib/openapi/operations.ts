@@ -496,7 +496,7 @@ export const operations: Operation[] = [
     caller: "session",
     params: alertRuleParamsSchema,
     answers: { 200: ok("The delivery, as the log shows it.", answers.testDeliverySchema) },
-    problems: [...PROJECT_WRITE, 429],
+    problems: PROJECT_WRITE,
   },
   {
     method: "get",
@@ -522,7 +522,7 @@ export const operations: Operation[] = [
     caller: "session",
     query: summarizeQuerySchema,
     answers: { 200: ok("Exactly one field, summary.", answers.summarySchema, ["SummaryHeaders"]) },
-    problems: [400, 401, 404, 429, 500, 502, 503],
+    problems: [400, 401, 403, 429, 500, 503],
   },
   {
     method: "get",
@@ -538,7 +538,7 @@ export const operations: Operation[] = [
         content: { "application/x-ndjson": { raw: "text", description: "Lines of #/components/schemas/SummaryStreamLine." } },
       },
     },
-    problems: [400, 401, 404, 429, 500, 503],
+    problems: [400, 401, 403, 429, 500, 503],
   },
 
   // Health and this document

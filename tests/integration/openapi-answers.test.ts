@@ -155,6 +155,7 @@ describe("real answers match the OpenAPI document", () => {
 
     const summary = await callRoute(summarizeRoute.GET, as(member.cookie, `/api/ai/summarize?projectId=${id}`));
     expectDocumented("/api/ai/summarize", "GET", summary, 200);
+    expectDocumented("/api/ai/summarize", "GET", await callRoute(summarizeRoute.GET, as(outsider.cookie, `/api/ai/summarize?projectId=${id}`)), 403);
     const withKey = await callRoute(summarizeRoute.GET, apiRequest("/api/ai/summarize", { cookie: member.cookie, headers: { authorization: `Bearer ${apiKey}` } }));
     expectDocumented("/api/ai/summarize", "GET", withKey, 401);
     expect((withKey.body as { code: string }).code).toBe("api_key_not_accepted");
