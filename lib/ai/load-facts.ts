@@ -1,6 +1,8 @@
 import { sql } from "kysely";
+import { CHANGE_READ_CAP, changeCandidates, changesOf } from "@/lib/ai/changes";
 import {
   CONTEXT_READ_CHARS,
+  MAX_DEPLOYS_IN_FACTS,
   MAX_ISSUES_IN_FACTS,
   MESSAGE_READ_CHARS,
   ONGOING_MS,
@@ -8,6 +10,7 @@ import {
   type IssueFacts,
   type IssueStatus,
   type LevelCounts,
+  type Deploy,
   type Motion,
   type ProjectFacts,
   type ShapeGrid,
@@ -16,8 +19,9 @@ import {
 import { lifetimeFrom, lifetimeOf, motionOf, shapeGrid } from "@/lib/ai/motion";
 import { LEVEL_ORDER, looksLikeInstructions, rankIssues, rankTop } from "@/lib/ai/rank";
 import { sqlDb } from "@/lib/db/sql";
-import { firstEventsSince, latestEventTimes, newestEventsOfIssues } from "@/lib/events/samples";
+import { firstEventsSince, lateEventCounts, latestEventTimes, newestEventsOfIssues, valueCountsOfIssues } from "@/lib/events/samples";
 import type { EventLevel } from "@/lib/events/schema";
+import { releasesFirstSeenSince } from "@/lib/releases/reads";
 import { bucketCountsQuery, dailyCountsByIssue, epochMs, textArray, uuidArray, windowCountsByIssue, windowSumsQuery } from "@/lib/issues/window-counts";
 
 const zero = (): LevelCounts => ({ error: 0, warn: 0, info: 0 });
@@ -55,6 +59,7 @@ type WindowIssueRow = {
   first_seen: number;
   last_seen: number;
   regressed_at: number | null;
+  resolved_at: number | null;
 };
 
 /**
@@ -136,6 +141,9 @@ export async function loadSummaryFacts(options: {
       shape: null,
       motion: still(),
       lifetime: null,
+      resolvedAt: row.resolved_at === null ? null : new Date(row.resolved_at),
+      lateCount: 0,
+      changes: null,
     };
   });
 
@@ -165,7 +173,14 @@ export async function loadSummaryFacts(options: {
   }
 
   const kept = await rankKept(candidates, projectIds);
-  const [examined] = await Promise.all([examineEvents(kept, since, limit), fillWindowFirst(kept, since), fillLifetimes(kept, projectIds, now)]);
+  const [examined, deploys] = await Promise.all([
+    examineEvents(kept, since, limit),
+    readDeploys(projectIds, names, since),
+    fillWindowFirst(kept, since),
+    fillLifetimes(kept, projectIds, now),
+    fillLateCounts(kept, since),
+    fillChanges(kept, since, previousSince),
+  ]);
 
   return {
     now,
@@ -178,6 +193,7 @@ export async function loadSummaryFacts(options: {
     issueCount: candidates.length,
     examined,
     grid,
+    deploys,
   };
 }
 
@@ -202,6 +218,7 @@ async function windowIssues(projectIds: string[], since: Date): Promise<WindowIs
       epochMs("i.first_seen").as("first_seen"),
       epochMs("i.last_seen").as("last_seen"),
       sql<number | null>`(extract(epoch FROM i.regressed_at) * 1000)::float8`.as("regressed_at"),
+      sql<number | null>`(extract(epoch FROM i.resolved_at) * 1000)::float8`.as("resolved_at"),
     ])
     .execute();
 }
@@ -324,6 +341,27 @@ async function fillShapes(issues: IssueFacts[], grid: ShapeGrid, projectIds: str
   }
 }
 
+/** Deploy markers: the releases first seen in the window. */
+async function readDeploys(projectIds: string[], names: Map<string, string>, since: Date): Promise<Deploy[]> {
+  const releases = await releasesFirstSeenSince(projectIds, since, MAX_DEPLOYS_IN_FACTS);
+  return releases.map((r) => ({ projectId: r.projectId, projectName: names.get(r.projectId) ?? r.projectId, release: r.version, at: r.firstSeen }));
+}
+
+/** Late events of the kept issues that are resolved: dated before the resolution, arrived after it. */
+async function fillLateCounts(issues: IssueFacts[], since: Date): Promise<void> {
+  const resolved = issues.filter((i) => i.status === "resolved" && i.resolvedAt !== null);
+  const late = await lateEventCounts(resolved.map((i) => ({ issueId: i.issueId, resolvedAt: i.resolvedAt! })), since);
+  for (const issue of resolved) issue.lateCount = late.get(issue.issueId) ?? 0;
+}
+
+/** What changed inside the top issues: their tag and context values in this window and the previous one (lib/ai/changes.ts). */
+async function fillChanges(kept: IssueFacts[], since: Date, previousSince: Date): Promise<void> {
+  const candidates = changeCandidates(kept);
+  const counts = await valueCountsOfIssues(candidates.map((i) => ({ issueId: i.issueId, cap: CHANGE_READ_CAP })), since, previousSince);
+  const changes = changesOf(candidates, counts, CHANGE_READ_CAP);
+  for (const issue of candidates) issue.changes = changes.get(issue.issueId) ?? null;
+}
+
 /** First seen, days active in the last 14 and the usual rate of the kept issues that are not new (at most 14 daily rows each). */
 async function fillLifetimes(issues: IssueFacts[], projectIds: string[], now: Date): Promise<void> {
   const known = issues.filter((i) => !i.isNew);
@@ -394,6 +432,7 @@ export function factsFingerprint(facts: SummaryFacts): string {
     facts.issues.map((i) => [i.issueId, i.windowCount, i.previousCount, i.lastSeen.getTime(), i.status]),
     facts.projects.map((p) => [p.projectId, total(p.window), total(p.previous)]),
     facts.examined.map((e) => e.id),
+    facts.deploys.map((d) => [d.projectId, d.release]),
   ]);
 }
 
