@@ -10,7 +10,7 @@
  * cut to one line, cannot break the layout.
  */
 import { totalOf, type Acceleration, type IssueChanges, type IssueFacts, type LevelCounts, type Lifetime, type ProjectFacts, type ShapeGrid, type Stop, type SummaryFacts } from "@/lib/ai/facts";
-import { CHANGE_FOLLOW_MS, chooseLookFirst, findChanges, issueTrend, nearestChanges, rankIssues, type Change, type ChangeWithFollowers, type LookFirst } from "@/lib/ai/rank";
+import { CHANGE_FOLLOW_MS, chooseLookFirst, findChanges, isSettled, issueTrend, nearestChanges, rankIssues, type Change, type ChangeWithFollowers, type LookFirst } from "@/lib/ai/rank";
 import type { EventLevel } from "@/lib/events/schema";
 import { formatUtc } from "@/lib/text/format-utc";
 import { plural } from "@/lib/text/plural";
@@ -69,7 +69,7 @@ export function buildDigest(facts: SummaryFacts, options: DigestOptions = {}): s
   if (look) out.push(`**Look first at:** ${look}`);
 
   const stoppedProjects = facts.projects.filter((p) => p.motion.stopped);
-  const stoppedIssues = issues.filter((i) => i.motion.stopped && i.status !== "ignored" && !stoppedProjects.some((p) => p.projectId === i.projectId));
+  const stoppedIssues = issues.filter((i) => i.motion.stopped && !isSettled(i) && !stoppedProjects.some((p) => p.projectId === i.projectId));
   if (stoppedProjects.length + stoppedIssues.length > 0) {
     out.push("", "**Stopped** (steady sources silent for longer than their usual gap):");
     const lines = [
@@ -207,7 +207,8 @@ function issueStats(issue: IssueFacts, clock: Clock, window: WindowDescription, 
   const parts = [`${plural(issue.windowCount, "event")}, first ${first}, ${issue.ongoing ? `ongoing (last ${last})` : `last at ${last}`}`, trendPhrase(issue, window, clock, now)];
   if (issue.isRegression) parts.push(`reopened ${clock(issue.regressedAt ?? issue.windowFirst)}`);
   if (issue.motion.accelerating) parts.push(accelerationPhrase(issue.motion.accelerating, clock));
-  if (issue.motion.stopped) parts.push(stopPhrase(issue.motion.stopped, clock));
+  // A settled issue's silence is expected (it was fixed, or does not matter to the team).
+  if (issue.motion.stopped && !isSettled(issue)) parts.push(stopPhrase(issue.motion.stopped, clock));
   if (issue.status === "ignored") parts.push("ignored by your team (still counted)");
   if (issue.status === "resolved" && issue.resolvedAt) parts.push(resolvedPhrase(issue, clock));
   return parts.join("; ");

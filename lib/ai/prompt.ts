@@ -21,7 +21,7 @@
 import { randomBytes } from "node:crypto";
 import { totalOf, type Deploy, type ExaminedEvent, type IssueFacts, type ProjectFacts, type SummaryFacts } from "@/lib/ai/facts";
 import { accelerationPhrase, describeDelay, describeSpan, describeWindow, lifetimePhrase, resolvedPhrase, stopPhrase, summaryClock, type Clock } from "@/lib/ai/digest";
-import { chooseLookFirst, findChanges, issueTrend, nearestChanges, rankIssues } from "@/lib/ai/rank";
+import { chooseLookFirst, findChanges, isSettled, issueTrend, nearestChanges, rankIssues } from "@/lib/ai/rank";
 import { scrubText } from "@/lib/ai/scrub";
 
 /** Per-event cuts: enough to recognise an error, small enough for many events. */
@@ -279,7 +279,7 @@ function renderIssueLine(
     ...(sample !== null ? { sample: truncate(sample, Math.min(SAMPLE_PROMPT_CHARS, titleChars)) } : {}),
     ...(withShape && issue.shape && titleChars > 0 ? { shape: issue.shape } : {}),
     ...(issue.motion.accelerating ? { accelerating: accelerationPhrase(issue.motion.accelerating, clock) } : {}),
-    ...(issue.motion.stopped ? { stopped: stopPhrase(issue.motion.stopped, clock) } : {}),
+    ...(issue.motion.stopped && !isSettled(issue) ? { stopped: stopPhrase(issue.motion.stopped, clock) } : {}),
     ...(issue.lifetime && !issue.isNew && titleChars > 0 ? { life: lifetimePhrase(issue.lifetime, clock, now) } : {}),
     ...(issue.changes && issue.changes.shifts.length > 0 && titleChars > 0
       ? {
