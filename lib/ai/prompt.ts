@@ -367,7 +367,14 @@ function scrubFacts(facts: SummaryFacts): SummaryFacts {
   return {
     ...facts,
     projects: facts.projects.map((p) => ({ ...p, name: scrubText(p.name) })),
-    issues: facts.issues.map((i) => ({ ...i, projectName: scrubText(i.projectName), title: scrubText(i.title), sampleMessage: scrubText(i.sampleMessage) })),
+    issues: facts.issues.map((i) => ({
+      ...i,
+      projectName: scrubText(i.projectName),
+      title: scrubText(i.title),
+      sampleMessage: scrubText(i.sampleMessage),
+      changes: i.changes && { ...i.changes, shifts: i.changes.shifts.map((c) => ({ ...c, key: scrubText(c.key), value: scrubText(c.value) })) },
+    })),
+    deploys: facts.deploys.map((d) => ({ ...d, projectName: scrubText(d.projectName), release: scrubText(d.release) })),
     examined,
   };
 }
