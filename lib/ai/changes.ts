@@ -3,11 +3,14 @@
  * share of its events moved most against the previous window ("code =
  * processing_error: 140 of 200 events, none of 60 before, since 07:58").
  * A surge caused by a new failure mode reads as that mode, not only as
- * "up from 60". Pure; lib/ai/load-facts.ts reads the counts
- * (lib/events/samples.ts valueCountsOfIssues).
+ * "up from 60". Pure; lib/ai/load-facts.ts reads the counts: the issue's
+ * events (lib/events/samples.ts valueCountsOfIssues, every event of both
+ * windows up to CHANGE_READ_CAP) and, for an issue with more, the tag counts
+ * kept at ingest (lib/issues/tag-counts.ts) for its tags.
  */
-import type { IssueChanges, IssueFacts, ValueShift } from "@/lib/ai/facts";
+import type { IssueFacts, ValueShift } from "@/lib/ai/facts";
 import type { IssueValueCount } from "@/lib/events/samples";
+import type { TagValueCount } from "@/lib/issues/tag-counts";
 
 /** Issues whose values are read: the top ones (see changeCandidates). */
 export const CHANGE_ISSUES = 3;
@@ -19,6 +22,11 @@ export const MIN_SHARE_MOVE = 0.25;
 export const MIN_SHIFT_EVENTS = 5;
 /** Shifts told per issue. */
 export const MAX_SHIFTS = 3;
+/** Tag keys whose shares are not told: one value per person, and personal data. */
+export const SKIPPED_TAG_KEYS = ["user"];
+
+/** A value's counts before it is judged; `firstUnit`: the hour or day it first appears in (units basis), for the minute to be looked up. */
+export type ShiftInput = ValueShift & { firstUnit: Date | null };
 
 /**
  * The issues whose values are read: the first CHANGE_ISSUES errors and
@@ -31,45 +39,76 @@ export function changeCandidates(ranked: IssueFacts[]): IssueFacts[] {
     .slice(0, CHANGE_ISSUES);
 }
 
+/** Whether every event of both windows was read (else the newest CHANGE_READ_CAP of each). */
+export function readWhole(issue: Pick<IssueFacts, "windowCount" | "previousCount">, cap = CHANGE_READ_CAP): boolean {
+  return issue.windowCount <= cap && issue.previousCount <= cap;
+}
+
 /**
- * The shifts of one issue from its value counts: values whose share of the
- * events read moved by MIN_SHARE_MOVE or more, those that grew first (the
- * largest move first), then, when none grew, those that fell. The first
- * event of a value the previous window did not have is its start.
+ * The inputs from an issue's events read: every value when the reads were
+ * whole ("window"); else the context values only ("newest"), its tags
+ * coming exactly from the tag counts (tagInputs).
  */
-export function shiftsOf(counts: IssueValueCount[], read: number, previousRead: number): ValueShift[] {
-  if (read === 0 || previousRead === 0) return [];
-  const moves = counts
-    .map((c) => ({ c, move: c.count / read - c.previousCount / previousRead }))
+export function eventInputs(issue: IssueFacts, counts: IssueValueCount[], cap = CHANGE_READ_CAP): ShiftInput[] {
+  const whole = readWhole(issue, cap);
+  const of = Math.min(cap, issue.windowCount);
+  const previousOf = Math.min(cap, issue.previousCount);
+  return counts
+    .filter((c) => c.issueId === issue.issueId && (whole || c.source === "context"))
+    .map((c) => ({
+      key: c.key,
+      value: c.value,
+      source: c.source,
+      count: c.count,
+      of,
+      previousCount: c.previousCount,
+      previousOf,
+      basis: whole ? "window" : "newest",
+      countedFrom: null,
+      firstAt: whole && c.previousCount === 0 ? c.firstAt : null,
+      firstUnit: null,
+    }));
+}
+
+/** The inputs from the tag counts of an issue: exact since `countedFrom`, against `totals` (its events in the same units). */
+export function tagInputs(issue: IssueFacts, counts: TagValueCount[], totals: { count: number; previous: number }, countedFrom: Date): ShiftInput[] {
+  return counts
+    .filter((c) => c.issueId === issue.issueId)
+    .map((c) => ({
+      key: c.key,
+      value: c.value,
+      source: "tag",
+      count: c.count,
+      of: totals.count,
+      previousCount: c.previousCount,
+      previousOf: totals.previous,
+      basis: "units",
+      countedFrom,
+      firstAt: null,
+      firstUnit: c.previousCount === 0 ? c.firstUnit : null,
+    }));
+}
+
+/**
+ * The shifts worth telling: values whose share moved by MIN_SHARE_MOVE or
+ * more, those that grew first (the largest move first), then, when none
+ * grew, those that fell; at most MAX_SHIFTS.
+ */
+export function shiftsOf(inputs: ShiftInput[]): ShiftInput[] {
+  const moves = inputs
+    .filter((c) => c.of > 0 && c.previousOf > 0)
+    .map((c) => ({ c, move: c.count / c.of - c.previousCount / c.previousOf }))
     .filter(({ c, move }) => Math.abs(move) >= MIN_SHARE_MOVE && (move > 0 ? c.count : c.previousCount) >= MIN_SHIFT_EVENTS);
   const grew = moves.filter((m) => m.move > 0).sort(byMove);
   const chosen = grew.length > 0 ? grew : moves.sort(byMove);
-  return chosen.slice(0, MAX_SHIFTS).map(({ c }) => ({
-    key: c.key,
-    value: c.value,
-    source: c.source,
-    count: c.count,
-    previousCount: c.previousCount,
-    firstAt: c.previousCount === 0 ? c.firstAt : null,
-  }));
+  return chosen.slice(0, MAX_SHIFTS).map(({ c }) => c);
 }
 
-function byMove(a: { c: IssueValueCount; move: number }, b: { c: IssueValueCount; move: number }): number {
-  return Math.abs(b.move) - Math.abs(a.move) || (a.c.key < b.c.key ? -1 : a.c.key > b.c.key ? 1 : a.c.value < b.c.value ? -1 : 1);
+function byMove(a: { c: ShiftInput; move: number }, b: { c: ShiftInput; move: number }): number {
+  return Math.abs(b.move) - Math.abs(a.move) || (a.c.key < b.c.key ? -1 : a.c.key > b.c.key ? 1 : a.c.value < b.c.value ? -1 : a.c.value > b.c.value ? 1 : 0);
 }
 
-/** The changes of each candidate from the counts read for them (`cap` events per window at most). */
-export function changesOf(candidates: IssueFacts[], counts: IssueValueCount[], cap: number): Map<string, IssueChanges> {
-  const byIssue = new Map<string, IssueValueCount[]>();
-  for (const c of counts) byIssue.set(c.issueId, [...(byIssue.get(c.issueId) ?? []), c]);
-  const out = new Map<string, IssueChanges>();
-  for (const issue of candidates) {
-    // The events read: all of the window's, or the newest `cap` (the counts are exact, so this is what the reads returned).
-    const read = Math.min(cap, issue.windowCount);
-    const previousRead = Math.min(cap, issue.previousCount);
-    const exact = issue.windowCount <= cap && issue.previousCount <= cap;
-    const shifts = shiftsOf(byIssue.get(issue.issueId) ?? [], read, previousRead);
-    out.set(issue.issueId, { read, previousRead, exact, shifts: exact ? shifts : shifts.map((s) => ({ ...s, firstAt: null })) });
-  }
-  return out;
+/** A ValueShift without the look-up hint. */
+export function toShift({ firstUnit: _unused, ...shift }: ShiftInput): ValueShift {
+  return shift;
 }

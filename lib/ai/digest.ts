@@ -86,7 +86,7 @@ export function buildDigest(facts: SummaryFacts, options: DigestOptions = {}): s
     out.push(`${i + 1}. ${issueLabel(issue, issue.isNew ? "new" : issue.isRegression ? "regressed" : null)}`);
     out.push(`   ${issueStats(issue, clock, window, facts.now)}`);
     if (issue.shape) out.push(`   ${shapeLine(issue.shape, facts.grid, clock)}`);
-    if (issue.changes && issue.changes.shifts.length > 0) out.push(`   ${changedLine(issue.changes, clock)}`);
+    if (issue.changes && issue.changes.shifts.length > 0) out.push(`   ${changedLine(issue.changes, clock, window)}`);
   });
 
   // Info issues that are new are reported as changes below, not as new problems.
@@ -149,18 +149,22 @@ function changeText(change: Change, withLatest = false): string {
 
 /**
  * "changed: `code` = `processing_error` in 140 of 200 events (none of 60
- * before), since 07:58 UTC": the values whose share moved most, exact, or
- * of the newest events read when the issue has more.
+ * before), since 07:58 UTC": the values whose share moved most, each with
+ * how it was counted (every event of both windows, the newest ones, or the
+ * tag counts since a whole hour or day).
  */
-function changedLine(changes: IssueChanges, clock: Clock): string {
-  const of = changes.exact ? "" : " read";
+function changedLine(changes: IssueChanges, clock: Clock, window: WindowDescription): string {
   const parts = changes.shifts.map((s) => {
-    const before = s.previousCount === 0 ? `none of ${count(changes.previousRead)}${of} before` : `${count(s.previousCount)} of ${count(changes.previousRead)}${of} before`;
+    const counted =
+      s.basis === "window"
+        ? [`${count(s.count)} of ${count(s.of)} events`, `${s.previousCount === 0 ? "none" : count(s.previousCount)} of ${count(s.previousOf)} before`]
+        : s.basis === "newest"
+          ? [`${count(s.count)} of its newest ${count(s.of)} events here`, `${s.previousCount === 0 ? "none" : count(s.previousCount)} of the newest ${count(s.previousOf)} in the ${window.previousLabel}`]
+          : [`${count(s.count)} of ${count(s.of)} events since ${clock(s.countedFrom!)}`, `${s.previousCount === 0 ? "none" : count(s.previousCount)} of ${count(s.previousOf)} in as long before`];
     const since = s.firstAt ? `, since ${clock(s.firstAt)}` : "";
-    return `${codeSpan(s.key, DIGEST_NAME_CHARS)} = ${codeSpan(s.value, DIGEST_NAME_CHARS)} in ${count(s.count)} of ${count(changes.read)}${of} events (${before})${since}`;
+    return `${codeSpan(s.key, DIGEST_NAME_CHARS)} = ${codeSpan(s.value, DIGEST_NAME_CHARS)} in ${counted[0]} (${counted[1]})${since}`;
   });
-  const sample = changes.exact ? "" : ` (of its newest ${count(changes.read)} events here and ${count(changes.previousRead)} before)`;
-  return `changed${sample}: ${parts.join("; ")}`;
+  return `changed: ${parts.join("; ")}`;
 }
 
 /** The "Look first at" line (without its label), or null when there is nothing but info. */

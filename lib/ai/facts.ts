@@ -60,23 +60,28 @@ export type IssueFacts = {
 export type ValueShift = {
   key: string;
   value: string;
-  /** "tag": a tag of the event (its own tags, release, environment); "context": a top-level value of its context. */
+  /** "tag": a tag of the event (its own tags, release, environment, the SDK's contexts); "context": a top-level value of its context. */
   source: "tag" | "context";
-  /** Events with this value, of the events read, in the window and in the previous one. */
+  /** Events with this value of `of` counted now, and of `previousOf` before. */
   count: number;
+  of: number;
   previousCount: number;
-  /** Its first event in the window, when the previous window had none with it. */
+  previousOf: number;
+  /**
+   * How they were counted: "window", every event of the window and of the
+   * previous one; "newest", the newest `of` events of each (an issue with
+   * more); "units", exactly, from the tag counts kept at ingest, since
+   * `countedFrom` (the whole hour or day the window starts in) against the
+   * same length before.
+   */
+  basis: "window" | "newest" | "units";
+  countedFrom: Date | null;
+  /** Its first event in the window, when the previous window had none with it (exact; null when unknown). */
   firstAt: Date | null;
 };
 
-/** What changed inside an issue: the events read in each window and the values whose share moved most. */
-export type IssueChanges = {
-  /** Events read in the window and the previous one: all of them when `exact`, else the newest of each. */
-  read: number;
-  previousRead: number;
-  exact: boolean;
-  shifts: ValueShift[];
-};
+/** What changed inside an issue: the values whose share moved most, largest move first. */
+export type IssueChanges = { shifts: ValueShift[] };
 
 /** The first event of a new release in a project: a deploy marker. */
 export type Deploy = {

@@ -239,3 +239,43 @@ export async function valueCountsOfIssues(issues: { issueId: string; cap: number
     firstAt: r.first_at === null ? null : new Date(r.first_at),
   }));
 }
+
+/**
+ * The first event of each probe's issue in [from, to) whose `key` has
+ * `value`: `release` and `environment` by their columns, any other key by
+ * the event's own tags. One range of the (issue, occurred_at) index each,
+ * bounded by the probe (an hour or a day of one issue); null when none.
+ */
+export async function firstEventsWithTag(probes: { issueId: string; key: string; value: string; from: Date; to: Date }[]): Promise<(Date | null)[]> {
+  if (probes.length === 0) return [];
+  const rows = await sqlDb()
+    .selectFrom(
+      sql<{ n: number; issue_id: string; key: string; value: string; from_at: Date; to_at: Date }>`unnest(
+        ${sql.val(probes.map((_, i) => i))}::int[], ${uuidArray(probes.map((p) => p.issueId))}, ${textArray(probes.map((p) => p.key))},
+        ${textArray(probes.map((p) => p.value))}, ${sql.val(probes.map((p) => p.from.toISOString()))}::timestamptz[], ${sql.val(probes.map((p) => p.to.toISOString()))}::timestamptz[])`.as<"q">(
+        sql`q(n, issue_id, key, value, from_at, to_at)`,
+      ),
+    )
+    .leftJoinLateral(
+      (eb) =>
+        eb
+          .selectFrom("events as ev")
+          .select(epochMs("ev.occurred_at").as("first"))
+          .where("ev.issue_id", "=", eb.ref("q.issue_id"))
+          .where("ev.occurred_at", ">=", eb.ref("q.from_at"))
+          .where("ev.occurred_at", "<", eb.ref("q.to_at"))
+          .where(
+            sql<boolean>`CASE q.key WHEN 'release' THEN ev.release = q.value WHEN 'environment' THEN ev.environment = q.value
+              ELSE (jsonb_typeof(ev.tags) = 'object' AND ev.tags ->> q.key = q.value) END`,
+          )
+          .orderBy("ev.occurred_at", "asc")
+          .limit(1)
+          .as("f"),
+      (join) => join.onTrue(),
+    )
+    .select(["q.n", "f.first"])
+    .execute();
+  const out: (Date | null)[] = probes.map(() => null);
+  for (const r of rows) if (r.first !== null) out[r.n] = new Date(r.first);
+  return out;
+}

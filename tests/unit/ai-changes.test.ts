@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { changeCandidates, changesOf, shiftsOf } from "@/lib/ai/changes";
+import { changeCandidates, eventInputs, shiftsOf, tagInputs, toShift } from "@/lib/ai/changes";
 import { checkAnswer, numbersIn } from "@/lib/ai/answer";
 import { buildDigest } from "@/lib/ai/digest";
 import { buildSummaryPrompt } from "@/lib/ai/prompt";
@@ -27,43 +27,47 @@ function issueLines(prompt: string, boundary: string) {
     .filter((l) => l.type === "issue");
 }
 
-describe("what changed inside an issue (shiftsOf, changesOf)", () => {
+describe("what changed inside an issue (eventInputs, tagInputs, shiftsOf)", () => {
+  const declines = issueFacts({ title: "Card declined", windowCount: 200, previousCount: 60 });
+  const judge = (issue: typeof declines, counts: IssueValueCount[]) => shiftsOf(eventInputs(issue, counts.map((c) => ({ ...c, issueId: issue.issueId })))).map(toShift);
+
   it("names the new value that took over, with the minute it appeared, before the one it displaced", () => {
     // 60 card declines before, all "card_declined"; now 200, 140 of them "processing_error" since 09:58.
-    const shifts = shiftsOf(
-      [count("code", "card_declined", 60, 60), count("code", "processing_error", 140, 0, "09:58:12"), count("gateway", "stripe", 200, 60), count("attempt", "1", 100, 31)],
-      200,
-      60,
-    );
-    expect(shifts).toEqual([{ key: "code", value: "processing_error", source: "context", count: 140, previousCount: 0, firstAt: at("09:58:12") }]);
+    const shifts = judge(declines, [count("code", "card_declined", 60, 60), count("code", "processing_error", 140, 0, "09:58:12"), count("gateway", "stripe", 200, 60), count("attempt", "1", 100, 31)]);
+    expect(shifts).toEqual([
+      { key: "code", value: "processing_error", source: "context", count: 140, of: 200, previousCount: 0, previousOf: 60, basis: "window", countedFrom: null, firstAt: at("09:58:12") },
+    ]);
   });
 
   it("tells a value that went away when nothing grew, and nothing for noise or a handful of events", () => {
-    expect(shiftsOf([count("region", "eu-west-1", 2, 40), count("region", "us-east-1", 98, 60)], 100, 100).map((s) => s.value)).toEqual(["us-east-1"]);
-    expect(shiftsOf([count("region", "eu-west-1", 10, 60)], 100, 100).map((s) => [s.value, s.count, s.previousCount])).toEqual([["eu-west-1", 10, 60]]);
+    const even = issueFacts({ windowCount: 100, previousCount: 100 });
+    expect(judge(even, [count("region", "eu-west-1", 2, 40), count("region", "us-east-1", 98, 60)]).map((s) => s.value)).toEqual(["us-east-1"]);
+    expect(judge(even, [count("region", "eu-west-1", 10, 60)]).map((s) => [s.value, s.count, s.previousCount])).toEqual([["eu-west-1", 10, 60]]);
     // Shares within 25 points, or fewer than 5 events with the value: not told.
-    expect(shiftsOf([count("attempt", "1", 45, 30), count("attempt", "2", 55, 70)], 100, 100)).toEqual([]);
-    expect(shiftsOf([count("code", "timeout", 4, 0, "09:30")], 8, 100)).toEqual([]);
-    // Nothing to compare with: no previous events read.
-    expect(shiftsOf([count("code", "x", 50, 0)], 50, 0)).toEqual([]);
+    expect(judge(even, [count("attempt", "1", 45, 30), count("attempt", "2", 55, 70)])).toEqual([]);
+    expect(judge(issueFacts({ windowCount: 8, previousCount: 100 }), [count("code", "timeout", 4, 0, "09:30")])).toEqual([]);
   });
 
-  it("reads the top open errors and warnings that are known and were seen before; counts exact up to the cap, else no start minute", () => {
-    const steady = issueFacts({ title: "Card declined", windowCount: 200, previousCount: 60 });
+  it("reads the top open errors and warnings that are known and were seen before", () => {
     const fresh = issueFacts({ title: "New thing", isNew: true, windowCount: 50, previousCount: 0 });
     const ignored = issueFacts({ title: "Ignored", status: "ignored", windowCount: 500, previousCount: 400 });
     const info = issueFacts({ title: "Info", level: "info", windowCount: 900, previousCount: 100 });
     const huge = issueFacts({ title: "Huge", windowCount: 5_000, previousCount: 700 });
-    const candidates = changeCandidates(rankIssues([steady, fresh, ignored, info, huge]));
-    expect(candidates.map((i) => i.title)).toEqual(["Huge", "Card declined"]);
-    const changes = changesOf(candidates, [{ ...count("code", "processing_error", 800, 0, "09:40"), issueId: huge.issueId }], 1_000);
-    expect(changes.get(huge.issueId)).toEqual({
-      read: 1_000,
-      previousRead: 700,
-      exact: false,
-      shifts: [{ key: "code", value: "processing_error", source: "context", count: 800, previousCount: 0, firstAt: null }],
-    });
-    expect(changes.get(steady.issueId)).toEqual({ read: 200, previousRead: 60, exact: true, shifts: [] });
+    expect(changeCandidates(rankIssues([declines, fresh, ignored, info, huge])).map((i) => i.title)).toEqual(["Huge", "Card declined"]);
+  });
+
+  it("an issue past the read cap: context values from its newest events (no start minute), tags exactly from the tag counts", () => {
+    const huge = issueFacts({ title: "Huge", windowCount: 5_000, previousCount: 700 });
+    const events = eventInputs(huge, [
+      { ...count("code", "processing_error", 800, 0, "09:40"), issueId: huge.issueId },
+      { ...count("release", "2.4.1", 900, 0, "09:41"), source: "tag", issueId: huge.issueId },
+    ]);
+    expect(events.map((e) => [e.key, e.basis, e.of, e.previousOf, e.firstAt])).toEqual([["code", "newest", 1_000, 700, null]]);
+    const tags = tagInputs(huge, [{ issueId: huge.issueId, key: "release", value: "2.4.1", count: 4_100, previousCount: 0, firstUnit: at("09:00") }], { count: 5_300, previous: 1_400 }, at("09:00"));
+    expect(shiftsOf([...events, ...tags]).map((s) => [s.key, s.value, s.count, s.of, s.basis, s.firstUnit])).toEqual([
+      ["code", "processing_error", 800, 1_000, "newest", null],
+      ["release", "2.4.1", 4_100, 5_300, "units", at("09:00")],
+    ]);
   });
 
   it("shows the change under the issue in the digest and in its prompt line, and a model may cite its numbers", () => {
@@ -72,7 +76,7 @@ describe("what changed inside an issue (shiftsOf, changesOf)", () => {
       windowCount: 200,
       previousCount: 60,
       windowFirst: at("09:00:40"),
-      changes: { read: 200, previousRead: 60, exact: true, shifts: [{ key: "code", value: "processing_error", source: "context", count: 140, previousCount: 0, firstAt: at("09:58:12") }] },
+      changes: { shifts: [{ key: "code", value: "processing_error", source: "context", count: 140, of: 200, previousCount: 0, previousOf: 60, basis: "window", countedFrom: null, firstAt: at("09:58:12") }] },
     });
     const facts = summaryFacts({ issues: [declines] });
     const text = buildDigest(facts);
