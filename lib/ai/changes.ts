@@ -65,13 +65,14 @@ export function eventInputs(issue: IssueFacts, counts: IssueValueCount[], cap = 
       previousOf,
       basis: whole ? "window" : "newest",
       countedFrom: null,
+      previousFrom: null,
       firstAt: whole && c.previousCount === 0 ? c.firstAt : null,
       firstUnit: null,
     }));
 }
 
-/** The inputs from the tag counts of an issue: exact since `countedFrom`, against `totals` (its events in the same units). */
-export function tagInputs(issue: IssueFacts, counts: TagValueCount[], totals: { count: number; previous: number }, countedFrom: Date): ShiftInput[] {
+/** The inputs from the tag counts of an issue: exact since `countedFrom` and in [previousFrom, countedFrom), against `totals` (its events in the same units). */
+export function tagInputs(issue: IssueFacts, counts: TagValueCount[], totals: { count: number; previous: number }, countedFrom: Date, previousFrom: Date): ShiftInput[] {
   return counts
     .filter((c) => c.issueId === issue.issueId)
     .map((c) => ({
@@ -84,6 +85,7 @@ export function tagInputs(issue: IssueFacts, counts: TagValueCount[], totals: { 
       previousOf: totals.previous,
       basis: "units",
       countedFrom,
+      previousFrom,
       firstAt: null,
       firstUnit: c.previousCount === 0 ? c.firstUnit : null,
     }));

@@ -160,7 +160,7 @@ function changedLine(changes: IssueChanges, clock: Clock, window: WindowDescript
         ? [`${count(s.count)} of ${count(s.of)} events`, `${s.previousCount === 0 ? "none" : count(s.previousCount)} of ${count(s.previousOf)} before`]
         : s.basis === "newest"
           ? [`${count(s.count)} of its newest ${count(s.of)} events here`, `${s.previousCount === 0 ? "none" : count(s.previousCount)} of the newest ${count(s.previousOf)} in the ${window.previousLabel}`]
-          : [`${count(s.count)} of ${count(s.of)} events since ${clock(s.countedFrom!)}`, `${s.previousCount === 0 ? "none" : count(s.previousCount)} of ${count(s.previousOf)} in as long before`];
+          : [`${count(s.count)} of ${count(s.of)} events since ${clock(s.countedFrom!)}`, `${s.previousCount === 0 ? "none" : count(s.previousCount)} of ${count(s.previousOf)} in the ${describeSpan(s.countedFrom!.getTime() - s.previousFrom!.getTime(), true)} before`];
     const since = s.firstAt ? `, since ${clock(s.firstAt)}` : "";
     return `${codeSpan(s.key, DIGEST_NAME_CHARS)} = ${codeSpan(s.value, DIGEST_NAME_CHARS)} in ${counted[0]} (${counted[1]})${since}`;
   });

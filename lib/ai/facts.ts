@@ -72,10 +72,11 @@ export type ValueShift = {
    * previous one; "newest", the newest `of` events of each (an issue with
    * more); "units", exactly, from the tag counts kept at ingest, since
    * `countedFrom` (the whole hour or day the window starts in) against the
-   * same length before.
+   * same length before (from `previousFrom`).
    */
   basis: "window" | "newest" | "units";
   countedFrom: Date | null;
+  previousFrom: Date | null;
   /** Its first event in the window, when the previous window had none with it (exact; null when unknown). */
   firstAt: Date | null;
 };

@@ -386,7 +386,7 @@ async function fillChanges(kept: IssueFacts[], projectIds: string[], since: Date
   for (const issue of candidates) {
     const inputs = eventInputs(issue, eventCounts);
     if (!readWhole(issue)) {
-      inputs.push(...tagInputs(issue, tagCounts, { count: unitCount.get(issue.issueId) ?? 0, previous: unitPrevious.get(issue.issueId) ?? 0 }, countedFrom));
+      inputs.push(...tagInputs(issue, tagCounts, { count: unitCount.get(issue.issueId) ?? 0, previous: unitPrevious.get(issue.issueId) ?? 0 }, countedFrom, unitsFrom));
     }
     chosen.set(issue, shiftsOf(inputs));
   }

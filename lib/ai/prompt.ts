@@ -291,7 +291,7 @@ function renderIssueLine(
             previousCount: c.previousCount,
             previousOf: c.previousOf,
             ...(c.basis === "newest" ? { counted: "the newest events of each window" } : {}),
-            ...(c.basis === "units" ? { counted: `since ${isoSeconds(c.countedFrom!)}, against as long before` } : {}),
+            ...(c.basis === "units" ? { counted: `since ${isoSeconds(c.countedFrom!)}, against ${isoSeconds(c.previousFrom!)} to then` } : {}),
             ...(c.firstAt ? { since: isoSeconds(c.firstAt) } : {}),
           })),
         }

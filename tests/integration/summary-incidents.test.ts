@@ -202,6 +202,36 @@ describe("summaries of incidents: what changed inside an issue, late events, dep
     expect(line1!.changed).toContainEqual({ context: "code", value: "processing_error", count: 140, of: 200, previousCount: 0, previousOf: 60, since: "2026-11-10T07:58:12Z" });
   });
 
+  it("a busy issue (past the read cap): its new release's share, exactly from the tag counts, with the minute the release appeared", async () => {
+    const now = at("2026-11-11T09:30:00Z");
+    const { user, projects } = await userWithProjects("api");
+    const [api] = projects;
+    const deployed = at("2026-11-11T08:52:10Z");
+    const before = spread(at("2026-11-11T07:30:05Z"), at("2026-11-11T08:29:55Z"), 1_500);
+    const during = spread(at("2026-11-11T08:30:05Z"), at("2026-11-11T09:29:55Z"), 2_000);
+    const times = [...before, ...during];
+    await store(api!.id, [
+      {
+        level: "error",
+        message: (i) => `Upstream inventory timed out after ${2_000 + (i % 50)}ms`,
+        times,
+        release: (i) => (times[i]! >= deployed ? "api@2.4.0" : "api@2.3.0"),
+        context: (i) => ({ upstream: "inventory", attempt: 1 + (i % 3) }),
+      },
+    ]);
+
+    const text = await digest(user.id, now - HOUR, now);
+    const upstream = topIssue(text, "Upstream inventory timed out after <duration>");
+    // Counted from the hour the window starts in (08:00) against the two hours before it.
+    const since8 = times.filter((t) => t >= at("2026-11-11T08:00:00Z")).length;
+    const from6 = times.filter((t) => t < at("2026-11-11T08:00:00Z")).length;
+    const newRelease = times.filter((t) => t >= deployed).length;
+    const changed = upstream.lines.find((l) => l.includes("changed:"));
+    expect(changed).toContain(`\`release\` = \`api@2.4.0\` in ${newRelease.toLocaleString("en-US")} of ${since8.toLocaleString("en-US")} events since 08:00 UTC (none of ${from6} in the 2 hours before), since 08:52 UTC`);
+    // The deploy marker and the change agree on the minute.
+    expect(line(text, /the deploy of release `api@2\.4\.0`/)).toMatch(/^- 08:52 UTC in /);
+  });
+
   it("a late upload of events dated before a fix is not a regression: the issue resolved at 08:20 is marked, not 'reopened 07:30'", async () => {
     const now = at("2026-11-12T09:00:00Z");
     const { user, projects } = await userWithProjects("exports");

@@ -35,7 +35,7 @@ describe("what changed inside an issue (eventInputs, tagInputs, shiftsOf)", () =
     // 60 card declines before, all "card_declined"; now 200, 140 of them "processing_error" since 09:58.
     const shifts = judge(declines, [count("code", "card_declined", 60, 60), count("code", "processing_error", 140, 0, "09:58:12"), count("gateway", "stripe", 200, 60), count("attempt", "1", 100, 31)]);
     expect(shifts).toEqual([
-      { key: "code", value: "processing_error", source: "context", count: 140, of: 200, previousCount: 0, previousOf: 60, basis: "window", countedFrom: null, firstAt: at("09:58:12") },
+      { key: "code", value: "processing_error", source: "context", count: 140, of: 200, previousCount: 0, previousOf: 60, basis: "window", countedFrom: null, previousFrom: null, firstAt: at("09:58:12") },
     ]);
   });
 
@@ -63,7 +63,7 @@ describe("what changed inside an issue (eventInputs, tagInputs, shiftsOf)", () =
       { ...count("release", "2.4.1", 900, 0, "09:41"), source: "tag", issueId: huge.issueId },
     ]);
     expect(events.map((e) => [e.key, e.basis, e.of, e.previousOf, e.firstAt])).toEqual([["code", "newest", 1_000, 700, null]]);
-    const tags = tagInputs(huge, [{ issueId: huge.issueId, key: "release", value: "2.4.1", count: 4_100, previousCount: 0, firstUnit: at("09:00") }], { count: 5_300, previous: 1_400 }, at("09:00"));
+    const tags = tagInputs(huge, [{ issueId: huge.issueId, key: "release", value: "2.4.1", count: 4_100, previousCount: 0, firstUnit: at("09:00") }], { count: 5_300, previous: 1_400 }, at("09:00"), at("07:00"));
     expect(shiftsOf([...events, ...tags]).map((s) => [s.key, s.value, s.count, s.of, s.basis, s.firstUnit])).toEqual([
       ["code", "processing_error", 800, 1_000, "newest", null],
       ["release", "2.4.1", 4_100, 5_300, "units", at("09:00")],
@@ -76,7 +76,7 @@ describe("what changed inside an issue (eventInputs, tagInputs, shiftsOf)", () =
       windowCount: 200,
       previousCount: 60,
       windowFirst: at("09:00:40"),
-      changes: { shifts: [{ key: "code", value: "processing_error", source: "context", count: 140, of: 200, previousCount: 0, previousOf: 60, basis: "window", countedFrom: null, firstAt: at("09:58:12") }] },
+      changes: { shifts: [{ key: "code", value: "processing_error", source: "context", count: 140, of: 200, previousCount: 0, previousOf: 60, basis: "window", countedFrom: null, previousFrom: null, firstAt: at("09:58:12") }] },
     });
     const facts = summaryFacts({ issues: [declines] });
     const text = buildDigest(facts);
