@@ -312,7 +312,7 @@ describe("a key sealed under another TELLTALE_SECRET", () => {
     const foreign = encryptApiKey(p.apiKey);
     setEnv("TELLTALE_SECRET", previous);
     await prisma.apiKey.updateMany({ where: { projectId: p.id }, data: { encrypted: foreign } });
-    const details = await getProjectDetails(await resolveProjectAccess(p.ownerId, p.id));
+    const details = await getProjectDetails(await resolveProjectAccess(p.ownerId, p.id), "http://localhost:3000");
     expect(details.apiKey).toBeNull();
     expect(details.name).toBe(p.name);
     expect((await sendEvent(p.apiKey, { level: "info", message: "still ingests", projectId: p.id })).status).toBe(201);
