@@ -16,7 +16,11 @@ const exec = promisify(execFile);
 type Outcome = { code: number; stdout: string; stderr: string };
 
 async function telltale(...args: string[]): Promise<Outcome> {
-  return exec("npm", ["run", "--silent", "telltale", "--", ...args], { env: process.env, timeout: 60_000 }).then(
+  return telltaleWith({}, ...args);
+}
+
+async function telltaleWith(env: Record<string, string>, ...args: string[]): Promise<Outcome> {
+  return exec("npm", ["run", "--silent", "telltale", "--", ...args], { env: { ...process.env, ...env }, timeout: 60_000 }).then(
     ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
     (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
   );
@@ -47,6 +51,13 @@ describe("npm run telltale -- project create (same name twice)", () => {
     const existing = jsonLine(await telltale("project", "create", "--name", "Shop API", "--owner", owner, "--if-missing", "--json"));
     expect(existing).toEqual(first);
     expect(await prisma.project.count({ where: { memberships: { some: { user: { email: owner } } } } })).toBe(1);
+
+    // The DSN and the first-event line are on the public origin (AUTH_URL's), as the dashboard's are.
+    const people = await telltaleWith({ AUTH_URL: "https://telltale.example/api/auth" }, "project", "create", "--name", "Shop API", "--owner", owner, "--if-missing");
+    expect(people.code, people.stderr).toBe(0);
+    expect(people.stdout).toContain(`${owner} already owns "Shop API"; nothing was created.`);
+    expect(people.stdout).toContain(`DSN:        https://${new URL(first.dsn).username}@telltale.example/`);
+    expect(people.stdout).toContain("curl -X POST https://telltale.example/api/events");
 
     // Another owner may use the name.
     const other = jsonLine(await telltale("project", "create", "--name", "Shop API", "--owner", `${unique("other")}@example.test`, "--json"));
