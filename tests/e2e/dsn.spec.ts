@@ -34,7 +34,7 @@ test("the DSN with SDK setup lines on the Projects page and in settings; its key
   // The setup lines, with the DSN filled in, for each language.
   await card.getByText("Set up a Sentry SDK").click();
   await expect(card.getByLabel("Node.js setup")).toContainText(`dsn: "${dsn}"`);
-  await card.getByRole("button", { name: "Python" }).click();
+  await card.getByRole("button", { name: "Python", exact: true }).click();
   await expect(card.getByLabel("Install Python SDK")).toHaveText("pip install sentry-sdk");
   await expect(card.getByLabel("Python setup")).toContainText(`dsn="${dsn}"`);
   await card.getByRole("button", { name: "Copy Python setup" }).click();
