@@ -157,3 +157,15 @@ describe("PATCH /api/projects/:id {allowedOrigins}", () => {
     expect((await prisma.project.findUniqueOrThrow({ where: { id: project.id } })).allowedOrigins).toEqual(["*"]);
   });
 });
+
+describe("the DSN's key, made on first look", () => {
+  it("is one key however many first looks race (the page, the API, two tabs)", async () => {
+    const { owner, project } = await createTeam("dsn-race");
+    const { readOrCreatePublicKey } = await import("@/lib/keys/service");
+    const keys = await Promise.all(Array.from({ length: 8 }, () => readOrCreatePublicKey(project.id)));
+    expect(new Set(keys).size).toBe(1);
+    expect(await prisma.apiKey.count({ where: { projectId: project.id, kind: "public" } })).toBe(1);
+    expect(new URL((await details(project.id, owner.cookie)).body.dsn).username).toBe(keys[0]);
+    expect(await authenticatePublicKey(keys[0]!)).toMatchObject({ projectId: project.id });
+  });
+});
