@@ -3,7 +3,8 @@
  * them: (previous state, FormData). The session comes from a stubbed cookie
  * store, as Next.js would hand it over.
  */
-import { beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { stubEnv, unstubEnvs } from "@/tests/helpers/env";
 import { prisma } from "@/lib/db/client";
 import { createTeam, createUserWithSession } from "@/tests/helpers/session";
 import { sendEvent } from "@/tests/helpers/ingest";
@@ -16,6 +17,7 @@ vi.mock("next/headers", () => ({
 }));
 vi.mock("next/cache", () => ({ revalidatePath: vi.fn() }));
 
+const { sendTestAlertAction } = await import("@/app/(dashboard)/projects/[id]/settings/alert-actions");
 const { createProjectAction, revealKeyAction, rotateKeyAction, acceptInvitationByIdAction } = await import("@/app/(dashboard)/projects/actions");
 const { changeRoleAction, deleteProjectAction, inviteAction, removeMemberAction, revokeInvitationAction, updateAllowedOriginsAction } = await import(
   "@/app/(dashboard)/projects/[id]/settings/actions"
@@ -214,5 +216,26 @@ describe("team settings actions", () => {
 
     expect(await redirectOf(deleteProjectAction(null, form({ projectId: project.id, confirmation: project.name })))).toBe("/projects");
     expect(await prisma.project.count({ where: { id: project.id } })).toBe(0);
+  });
+});
+
+describe("alert settings actions", () => {
+  afterEach(() => unstubEnvs());
+
+  it("sendTestAlertAction in development without EMAIL_SERVER: the mail goes to the server log, logged as such, not failed", async () => {
+    stubEnv("EMAIL_SERVER", "");
+    stubEnv("NODE_ENV", "development");
+    stubEnv("TELLTALE_LOG", undefined);
+    const printed: string[] = [];
+    vi.spyOn(console, "info").mockImplementation((line: unknown) => void printed.push(String(line)));
+    const { owner, project } = await createTeam("test-mail");
+    const rule = await prisma.alertRule.findFirstOrThrow({ where: { projectId: project.id } }); // the default rule mails the owner
+    signInAs(owner);
+    expect(await sendTestAlertAction(null, form({ projectId: project.id, ruleId: rule.id }))).toEqual({
+      ok: true,
+      message: "Test mail printed to the server log (development: EMAIL_SERVER is not set).",
+    });
+    expect(printed.find((line) => line.includes("DEV MAIL"))).toContain(owner.user.email);
+    expect(await prisma.alertDelivery.findFirstOrThrow({ where: { projectId: project.id, kind: "test" } })).toMatchObject({ status: "logged" });
   });
 });
