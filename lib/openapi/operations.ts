@@ -20,7 +20,7 @@ import {
   otlpJsonLogRecordsSchema,
   otlpJsonLogsRequestSchema,
 } from "@/lib/otlp/decode-json";
-import { changeRoleBodySchema, createProjectBodySchema, memberParamsSchema, projectParamsSchema, renameProjectBodySchema } from "@/lib/projects/schemas";
+import { changeRoleBodySchema, createProjectBodySchema, memberParamsSchema, projectParamsSchema, rotateKeyQuerySchema, updateProjectBodySchema } from "@/lib/projects/schemas";
 import { sentryPathParamsSchema } from "@/lib/sentry/ingest";
 import * as answers from "@/lib/openapi/responses";
 
@@ -62,6 +62,7 @@ export const namedRequestSchemas: Record<string, z.ZodType> = {
   OtlpAnyValue: otlpJsonAnyValueSchema,
   OtlpKeyValueList: otlpJsonKeyValuesSchema,
   ProjectNameBody: createProjectBodySchema,
+  UpdateProjectBody: updateProjectBodySchema,
   ChangeRoleBody: changeRoleBodySchema,
   CreateInvitationBody: createInvitationBodySchema,
   IssueStatusBody: issueStatusBodySchema,
@@ -264,12 +265,12 @@ export const operations: Operation[] = [
   {
     method: "patch",
     path: "/api/projects/{id}",
-    operationId: "renameProject",
+    operationId: "updateProject",
     tag: "Projects",
-    summary: "Rename a project (owners)",
+    summary: "Rename a project and/or set its allowed origins (owners)",
     caller: "session",
     params: projectParamsSchema,
-    body: { content: json(renameProjectBodySchema) },
+    body: { content: json(updateProjectBodySchema) },
     answers: { 200: ok("The project, as GET answers it.", answers.projectDetailsSchema) },
     problems: PROJECT_WRITE,
   },
@@ -289,9 +290,10 @@ export const operations: Operation[] = [
     path: "/api/projects/{id}/key",
     operationId: "rotateProjectKey",
     tag: "Projects",
-    summary: "Rotate the API key (owners); the old key stops working at once",
+    summary: "Rotate the API key or the DSN's public key (owners); the old key stops working at once",
     caller: "session",
     params: projectParamsSchema,
+    query: rotateKeyQuerySchema,
     answers: { 200: ok("The new key.", answers.rotatedKeySchema) },
     problems: PROJECT_WRITE,
   },

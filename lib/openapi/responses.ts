@@ -77,8 +77,13 @@ export const projectDetailsSchema = z.object({
   role,
   createdAt: isoTime,
   apiKey: z.string().nullable().describe("null when it cannot be decrypted (another TELLTALE_SECRET); an owner can rotate it"),
+  dsn: z.string().nullable().describe("The Sentry DSN on this site's public origin; null when its public key cannot be decrypted"),
+  allowedOrigins: z.array(z.string()).describe('Origins whose pages may send through the Sentry routes; ["*"] is any'),
 });
-export const rotatedKeySchema = z.object({ apiKey: z.string().regex(/^tlt_[A-Za-z0-9]+$/) });
+export const rotatedKeySchema = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("secret"), apiKey: z.string().regex(/^tlt_[A-Za-z0-9]+$/) }),
+  z.object({ kind: z.literal("public"), publicKey: z.string(), dsn: z.string() }),
+]);
 
 export const memberSchema = z.object({ userId: z.string(), email: z.string(), name: z.string().nullable(), role, joinedAt: isoTime });
 export const memberListSchema = z.object({ members: z.array(memberSchema) });
