@@ -1,4 +1,4 @@
-import { expressionBuilder } from "kysely";
+import { expressionBuilder, sql, type Expression } from "kysely";
 import { prisma } from "@/lib/db/client";
 import type { DB } from "@/lib/db/sql";
 
@@ -39,4 +39,14 @@ export function liveSignInTokenForOtherAddress(address: string) {
     .select(eb.lit(1).as("one"))
     .where("identifier", "<>", address)
     .where("expires", ">", eb.fn<Date>("now"));
+}
+
+/** Subquery: a user's address and name as a JSON object `{id, email, name}` (null for no such user). */
+export function userSummaryOf(userId: Expression<string | null>) {
+  const eb = expressionBuilder<DB, never>();
+  return eb
+    .selectFrom("users as u")
+    .select(sql<{ id: string; email: string; name: string | null }>`json_build_object('id', u.id, 'email', u.email, 'name', u.name)`.as("user"))
+    .where("u.id", "=", userId)
+    .$asScalar();
 }
