@@ -81,9 +81,11 @@ export default async function IssuePage({ params, searchParams }: Props) {
       ? eventHistogram(access, { issueId: issue.id, since: period.since, until: now }).then((histogram) => ({ histogram, fitted: false, window: null }))
       : issueChart(access, issue.id, { since: period.since, until: now }).then((c) => ({ ...c, window: c.fitted ? c.window : null })),
     listProjectEvents(access, { issueId: issue.id, cursor, tag: tags, limit: EVENTS_PER_PAGE }),
-    listProjectEvents(access, { issueId: issue.id, limit: 1 }).then((p) => p.events[0]),
+    // The latest event (its stack): the page's first unless the page is an older or a filtered one.
+    cursor || tags.length > 0 ? listProjectEvents(access, { issueId: issue.id, limit: 1 }).then((p) => p.events[0]) : null,
   ]);
-  const stack = latest ? eventStackView(latest.context) : null;
+  const newest = latest ?? (cursor || tags.length > 0 ? undefined : page.events[0]);
+  const stack = newest ? eventStackView(newest.context) : null;
 
   const path = `/projects/${id}/issues/${issue.id}`;
   const rangeQuery = (range: Range) => (range === DEFAULT_RANGE ? "" : `range=${range}`);
@@ -159,7 +161,7 @@ export default async function IssuePage({ params, searchParams }: Props) {
         <EventsChart data={chart.histogram} />
       </section>
 
-      {stack && latest && (
+      {stack && (
         <section aria-labelledby="issue-stack" className={`${card} space-y-3`}>
           <h3 id="issue-stack" className="text-sm font-semibold">
             Stack trace <span className="font-normal text-zinc-500">of the latest event</span>
