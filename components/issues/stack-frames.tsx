@@ -83,9 +83,11 @@ function Exception({ exception, cause }: { exception: ExceptionView; cause: bool
               // Library frames folded (open when the stack has no frame of the application's own).
               <li key={i}>
                 <details className="group" open={appFrames === 0}>
-                  <summary className="cursor-pointer px-2.5 py-1 text-xs text-zinc-500 select-none hover:text-zinc-800 dark:hover:text-zinc-200">
-                    <span className="group-open:hidden">Show</span>
-                    <span className="hidden group-open:inline">Hide</span> {group.frames.length} library frame{group.frames.length === 1 ? "" : "s"}
+                  <summary className="flex cursor-pointer list-none items-center gap-1.5 px-2.5 py-1 text-xs text-zinc-500 select-none hover:text-zinc-800 dark:hover:text-zinc-200 [&::-webkit-details-marker]:hidden">
+                    <span aria-hidden="true" className="transition-transform group-open:rotate-90">
+                      ›
+                    </span>
+                    {group.frames.length} library frame{group.frames.length === 1 ? "" : "s"}
                   </summary>
                   <ol className="space-y-0.5">
                     {group.frames.map((frame, j) => (
