@@ -12,7 +12,7 @@
  * evenly, after a warm-up:
  *   - the issues list (first page, a filtered page, the second page by
  *     cursor; 24-hour window) of the largest project;
- *   - an issue page (the issue, its chart and its newest events) of that
+ *   - an issue page (the issue with its tag breakdown, its chart and its newest events) of that
  *     project's busiest error issue;
  *   - the events page (list + histogram, last 24 hours; also with a level
  *     filter and with a text search);
@@ -107,7 +107,9 @@ async function main() {
   const { prisma, disconnectDb } = await import("@/lib/db/client");
   const { resolveProjectAccess } = await import("@/lib/auth/access");
   const { listProjectNamesOfUser } = await import("@/lib/projects/service");
-  const { listProjectIssues, getProjectIssue } = await import("@/lib/issues/service");
+  const { listProjectIssues } = await import("@/lib/issues/service");
+  const { getIssueDetails } = await import("@/lib/issues/issue-details");
+  const { issueChart } = await import("@/lib/issues/chart-window");
   const { listProjectEvents } = await import("@/lib/events/list");
   const { eventHistogram } = await import("@/lib/events/histogram");
   const { loadSummaryFacts } = await import("@/lib/ai/load-facts");
@@ -153,11 +155,15 @@ async function main() {
     },
     { name: "issues list, page 2 (cursor)", target: PAGE_TARGET_MS, run: () => listProjectIssues(access, { cursor: firstPage.nextCursor ?? undefined }, now) },
     {
-      name: "issue page (issue, chart, 20 events)",
+      name: "issue page (issue with its tag breakdown, chart fitted to its events, 20 events, latest event)",
       target: PAGE_TARGET_MS,
       run: async () => {
-        const issue = await getProjectIssue(access, topError.id, { since: day }, now);
-        return Promise.all([eventHistogram(access, { issueId: issue.id, since: day, until: now }), listProjectEvents(access, { issueId: issue.id, limit: 20 })]);
+        const issue = await getIssueDetails(access, topError.id, { since: day }, now);
+        return Promise.all([
+          issueChart(access, issue.id, { since: day, until: now }),
+          listProjectEvents(access, { issueId: issue.id, limit: 20 }),
+          listProjectEvents(access, { issueId: issue.id, limit: 1 }),
+        ]);
       },
     },
     {

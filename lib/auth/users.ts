@@ -1,4 +1,4 @@
-import { expressionBuilder } from "kysely";
+import { expressionBuilder, sql, type Expression } from "kysely";
 import { prisma } from "@/lib/db/client";
 import type { DB } from "@/lib/db/sql";
 
@@ -48,4 +48,14 @@ export async function listUsersWithProjectCounts(): Promise<{ id: string; email:
     select: { id: true, email: true, name: true, createdAt: true, memberships: { select: { role: true } } },
   });
   return rows.map(({ memberships, ...user }) => ({ ...user, owns: memberships.filter((m) => m.role === "owner").length, memberOf: memberships.length }));
+}
+
+/** Subquery: a user's address and name as a JSON object `{id, email, name}` (null for no such user). */
+export function userSummaryOf(userId: Expression<string | null>) {
+  const eb = expressionBuilder<DB, never>();
+  return eb
+    .selectFrom("users as u")
+    .select(sql<{ id: string; email: string; name: string | null }>`json_build_object('id', u.id, 'email', u.email, 'name', u.name)`.as("user"))
+    .where("u.id", "=", userId)
+    .$asScalar();
 }

@@ -1,12 +1,13 @@
 import { json, otherMethods, projectRoute } from "@/lib/edge/route";
 import { issueParamsSchema, issueStatusBodySchema, issueWindowQuerySchema } from "@/lib/issues/filters";
-import { getProjectIssue, setIssueStatus } from "@/lib/issues/service";
+import { getIssueDetails } from "@/lib/issues/issue-details";
+import { setIssueStatus } from "@/lib/issues/service";
 
 const notFound = "No issue with this id in this project.";
 
-/** One issue with its counts in the window (default the last 24 hours). */
+/** One issue with its counts, releases, environments, users and tags in the window (default the last 24 hours). */
 export const GET = projectRoute({ role: "member", params: issueParamsSchema, notFound, query: issueWindowQuerySchema }, async ({ access, params, query }) =>
-  json(await getProjectIssue(access, params.issueId, query)),
+  json(await getIssueDetails(access, params.issueId, query)),
 );
 
 /** {status: open | resolved | ignored}, by any member. */
