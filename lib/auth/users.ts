@@ -40,3 +40,14 @@ export function liveSignInTokenForOtherAddress(address: string) {
     .where("identifier", "<>", address)
     .where("expires", ">", eb.fn<Date>("now"));
 }
+
+/** Who a user is, as lists of people show them (an assignee, an activity's author). */
+export type PersonView = { id: string; email: string; name: string | null };
+
+/** These users by id (those that exist). */
+export async function peopleByIds(ids: Iterable<string>): Promise<Map<string, PersonView>> {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return new Map();
+  const rows = await prisma.user.findMany({ where: { id: { in: unique } }, select: { id: true, email: true, name: true } });
+  return new Map(rows.map((u) => [u.id, u]));
+}

@@ -3,6 +3,7 @@ import { sqlDb } from "@/lib/db/sql";
 import { errors } from "@/lib/http/errors";
 import { PROJECT_NOT_FOUND, type ProjectAccess } from "@/lib/auth/access";
 import type { ProjectRole } from "@/lib/auth/roles";
+import { unassignMember } from "@/lib/issues/workflow";
 import { lockProject } from "@/lib/projects/lock";
 
 export type ProjectMember = { userId: string; email: string; name: string | null; role: ProjectRole; joinedAt: string };
@@ -47,6 +48,7 @@ export async function removeMember(access: ProjectAccess, memberUserId: string):
         );
       }
       await deleteMembership(trx, projectId, memberUserId);
+      await unassignMember(trx, projectId, memberUserId);
     });
 }
 
