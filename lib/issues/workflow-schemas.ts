@@ -84,3 +84,23 @@ export const activityQuerySchema = z.object({
   cursor: z.string().regex(/^[A-Za-z0-9_-]{1,300}$/, "Not a valid cursor: pass nextCursor from a previous answer unchanged.").optional(),
   limit: limitParamSchema(MAX_ACTIVITY_LIMIT).optional(),
 });
+
+/** A change as the dashboard's forms send it: strings, empty for "not given" (an empty assigneeId, when the field is sent, unassigns). */
+export const workflowFormFields = {
+  status: z.string().optional(),
+  resolvedIn: z.string().optional(),
+  ignoreMinutes: z.string().optional(),
+  ignoreEvents: z.string().optional(),
+  assigneeId: z.string().optional(),
+};
+
+/** A form's fields -> the API's body, to be checked by the same schema. */
+export function workflowFormToBody(form: { [K in keyof typeof workflowFormFields]?: string }): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  if (form.status) body.status = form.status;
+  if (form.resolvedIn) body.resolvedIn = form.resolvedIn;
+  if (form.ignoreMinutes) body.ignoreMinutes = Number(form.ignoreMinutes);
+  if (form.ignoreEvents) body.ignoreEvents = Number(form.ignoreEvents);
+  if (form.assigneeId !== undefined) body.assigneeId = form.assigneeId === "" ? null : form.assigneeId;
+  return body;
+}

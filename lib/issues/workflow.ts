@@ -1,12 +1,12 @@
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from "kysely";
-import { membersAmong } from "@/lib/auth/memberships";
+import { listProjectMembers, membersAmong } from "@/lib/auth/memberships";
 import { peopleByIds, type PersonView } from "@/lib/auth/users";
 import type { ResolveMode } from "@/lib/db/generated/enums";
 import { sqlDb, type DB } from "@/lib/db/sql";
 import { errors } from "@/lib/http/errors";
-import { recordActivities, type NewActivity } from "@/lib/issues/activities";
+import { listIssueActivity, recordActivities, type NewActivity } from "@/lib/issues/activities";
 import type { IssueStatus } from "@/lib/issues/filters";
-import { findRelease, newestRelease } from "@/lib/releases/lookup";
+import { findRelease, newestRelease, recentReleases } from "@/lib/releases/lookup";
 import type { ProjectAccess } from "@/lib/auth/access";
 
 /**
@@ -331,4 +331,20 @@ export async function unassignMember(db: Kysely<DB>, projectId: string, userId: 
       detail: { assigneeId: null, previousAssigneeId: userId, reason: "left_project" },
     })),
   );
+}
+
+/** Who can be assigned: the project's members, owners first. */
+export async function assignableMembers(access: ProjectAccess): Promise<PersonView[]> {
+  return (await listProjectMembers(access.projectId)).map((m) => ({ id: m.userId, email: m.email, name: m.name }));
+}
+
+/** What the issue page's workflow controls need beside the issue: who can be assigned, the releases to resolve in, the activity's first page. */
+export async function issueWorkflowPageData(access: ProjectAccess, issueId: string) {
+  const [members, releases, activity] = await Promise.all([assignableMembers(access), recentReleases(access.projectId), listIssueActivity(access, issueId)]);
+  return {
+    members,
+    releases: releases.map((r) => r.version),
+    activities: activity.activities,
+    moreActivity: activity.nextCursor !== null,
+  };
 }

@@ -21,3 +21,8 @@ export async function findRelease(projectId: string, version: string): Promise<R
   const row = await sqlDb().selectFrom("releases").select(["version", "seq"]).where("project_id", "=", projectId).where("version", "=", version).executeTakeFirst();
   return row ?? null;
 }
+
+/** The project's latest releases, newest first (the "resolve in release" choices). */
+export async function recentReleases(projectId: string, limit = 20): Promise<ReleaseRef[]> {
+  return sqlDb().selectFrom("releases").select(["version", "seq"]).where("project_id", "=", projectId).orderBy("seq", "desc").orderBy("version", "desc").limit(limit).execute();
+}

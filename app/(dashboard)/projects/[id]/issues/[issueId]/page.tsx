@@ -5,8 +5,9 @@ import { cache } from "react";
 import { EventList } from "@/components/event-list";
 import { EventsChart } from "@/components/events-chart";
 import { NewBadge, RegressedBadge, StatusBadge } from "@/components/issue-badges";
-import { IssueStatusActions } from "@/components/issue-status-actions";
 import { IssueTitle } from "@/components/issue-title";
+import { WorkflowActivity } from "@/components/issues/workflow-activity";
+import { WorkflowControls } from "@/components/issues/workflow-controls";
 import { LevelBadge } from "@/components/level-badge";
 import { LocalTime } from "@/components/local-time";
 import { formatCount } from "@/components/number-format";
@@ -18,8 +19,9 @@ import { listProjectEvents } from "@/lib/events/list";
 import { AppError } from "@/lib/http/errors";
 import { issueParamsSchema } from "@/lib/issues/filters";
 import { getProjectIssue } from "@/lib/issues/service";
+import { issueWorkflowPageData } from "@/lib/issues/workflow";
 import { projectAccess } from "../../../../session";
-import { setIssueStatusAction } from "../../actions";
+import { changeIssueAction, commentIssueAction } from "../workflow-actions";
 import { DEFAULT_RANGE, eventPageCursor, issuePeriod, RANGE_PHRASES, RANGES, type Range } from "../../filters";
 
 type SearchParams = Record<string, string | string[] | undefined>;
@@ -69,9 +71,10 @@ export default async function IssuePage({ params, searchParams }: Props) {
   const search = await searchParams;
   const { access, issue, period, now } = await loadIssue(id, issueId, rangeOf(search));
   const cursor = eventPageCursor(search);
-  const [histogram, page] = await Promise.all([
+  const [histogram, page, workflow] = await Promise.all([
     eventHistogram(access, { issueId: issue.id, since: period.since, until: now }),
     listProjectEvents(access, { issueId: issue.id, cursor, limit: EVENTS_PER_PAGE }),
+    issueWorkflowPageData(access, issue.id),
   ]);
 
   const path = `/projects/${id}/issues/${issue.id}`;
@@ -105,7 +108,7 @@ export default async function IssuePage({ params, searchParams }: Props) {
             <span className="text-zinc-500">Latest message:</span> {issue.sampleMessage}
           </p>
         )}
-        <IssueStatusActions projectId={id} issueId={issue.id} status={issue.status} action={setIssueStatusAction} />
+        <WorkflowControls projectId={id} issue={issue} members={workflow.members} releases={workflow.releases} action={changeIssueAction} renderedAt={now.getTime()} />
         <dl className="grid grid-cols-2 gap-x-4 gap-y-3 border-t border-zinc-100 pt-3 sm:grid-cols-5 dark:border-zinc-800">
           <Stat label="Events in all">{formatCount(issue.count)}</Stat>
           <Stat label={`In ${phrase}`}>{formatCount(issue.windowCount)}</Stat>
@@ -131,6 +134,13 @@ export default async function IssuePage({ params, searchParams }: Props) {
           <PeriodLinks options={RANGES.map((range) => ({ label: range, href: href(range), current: range === period.range }))} />
         </div>
         <EventsChart data={histogram} />
+      </section>
+
+      <section aria-labelledby="issue-activity" className={`${card} space-y-3`}>
+        <h3 id="issue-activity" className="text-sm font-semibold">
+          Activity
+        </h3>
+        <WorkflowActivity projectId={id} issueId={issue.id} activities={workflow.activities} more={workflow.moreActivity} commentAction={commentIssueAction} renderedAt={now.getTime()} />
       </section>
 
       <section aria-labelledby="issue-events" className="space-y-3">
