@@ -20,6 +20,7 @@ export type EventInput = {
   /** When it happened on the client (ISO); within the last 14 days it becomes the event's time. */
   timestamp?: string;
   fingerprint?: string[];
+  release?: string;
 };
 
 /** Sends events one by one as a client application would (curl-like, with the project's key). */
