@@ -39,15 +39,13 @@ type Props = {
 export function WorkflowControls({ projectId, issue, members, releases, action, renderedAt }: Props) {
   const [state, formAction] = useActionState<ActionState, FormData>(action, null);
   const fields = { projectId, issueId: issue.id };
-  const choice = (label: string, values: Record<string, string>, extra?: string) => (
-    <Choice action={formAction} fields={{ ...fields, ...values }} label={label} className={extra} />
-  );
+  const choice = (label: string, values: Record<string, string>) => <Choice action={formAction} fields={{ ...fields, ...values }} label={label} />;
 
   return (
     <div className="space-y-2">
       <WorkflowState issue={issue} renderedAt={renderedAt} />
       <div className="flex flex-wrap items-start gap-2">
-        {issue.status !== "open" && choice("Reopen", { status: "open" })}
+        {issue.status !== "open" && <Choice action={formAction} fields={{ ...fields, status: "open" }} label="Reopen" variant="secondary" />}
         <Menu label={issue.status === "resolved" ? "Resolved ▾" : "Resolve ▾"}>
           {choice("Resolve now", { status: "resolved" })}
           {releases.length > 0 ? (
@@ -146,20 +144,23 @@ function Hidden({ fields }: { fields: Record<string, string> }) {
   return Object.entries(fields).map(([name, value]) => <input key={name} type="hidden" name={name} value={value} />);
 }
 
+/** Closes the menu a choice was made in. */
+const closeMenu = (form: HTMLFormElement) => form.closest("details")?.removeAttribute("open");
+
 /** One choice: a form with its fields and one button. */
-function Choice({ action, fields, label, className = "" }: { action: (data: FormData) => void; fields: Record<string, string>; label: string; className?: string }) {
+function Choice({ action, fields, label, variant = "ghost" }: { action: (data: FormData) => void; fields: Record<string, string>; label: string; variant?: "ghost" | "secondary" }) {
   return (
-    <form action={action} className={className}>
+    <form action={action} onSubmit={(e) => closeMenu(e.currentTarget)}>
       <Hidden fields={fields} />
-      <ChoiceButton label={label} />
+      <ChoiceButton label={label} variant={variant} />
     </form>
   );
 }
 
-function ChoiceButton({ label }: { label: string }) {
+function ChoiceButton({ label, variant }: { label: string; variant: "ghost" | "secondary" }) {
   const { pending } = useFormStatus();
   return (
-    <Button type="submit" variant="ghost" size="sm" className="w-full justify-start" disabled={pending} aria-disabled={pending}>
+    <Button type="submit" variant={variant} size="sm" className={variant === "ghost" ? "w-full justify-start" : ""} disabled={pending} aria-disabled={pending}>
       {pending ? "Saving…" : label}
     </Button>
   );
@@ -168,7 +169,7 @@ function ChoiceButton({ label }: { label: string }) {
 function ReleaseChoice({ action, fields, releases }: { action: (data: FormData) => void; fields: Record<string, string>; releases: string[] }) {
   const id = useId();
   return (
-    <form action={action} className="flex flex-col gap-1 border-t border-zinc-100 px-2 pt-2 pb-1 dark:border-zinc-800">
+    <form action={action} onSubmit={(e) => closeMenu(e.currentTarget)} className="flex flex-col gap-1 border-t border-zinc-100 px-2 pt-2 pb-1 dark:border-zinc-800">
       <Hidden fields={{ ...fields, status: "resolved" }} />
       <label htmlFor={id} className="text-xs text-zinc-500 dark:text-zinc-400">
         In a release (a newer one reopens it)
