@@ -71,7 +71,7 @@ export function WorkflowActivity({ projectId, issueId, activities, more, comment
           ))}
         </ol>
       )}
-      {more && <p className="text-xs text-zinc-500 dark:text-zinc-400">Older activity: GET /api/projects/{projectId}/issues/{issueId}/activity.</p>}
+      {more && <p className="text-xs text-zinc-500 dark:text-zinc-400">The latest {activities.length} are shown; the API pages through the rest.</p>}
     </div>
   );
 }
