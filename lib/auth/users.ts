@@ -50,12 +50,13 @@ export async function listUsersWithProjectCounts(): Promise<{ id: string; email:
   return rows.map(({ memberships, ...user }) => ({ ...user, owns: memberships.filter((m) => m.role === "owner").length, memberOf: memberships.length }));
 }
 
-/** Subquery: a user's address and name as a JSON object `{id, email, name}` (null for no such user). */
-export function userSummaryOf(userId: Expression<string | null>) {
-  const eb = expressionBuilder<DB, never>();
-  return eb
-    .selectFrom("users as u")
-    .select(sql<{ id: string; email: string; name: string | null }>`json_build_object('id', u.id, 'email', u.email, 'name', u.name)`.as("user"))
-    .where("u.id", "=", userId)
-    .$asScalar();
+/** Who a user is, as lists of people show them (an assignee, an activity's author). */
+export type PersonView = { id: string; email: string; name: string | null };
+
+/** These users by id (those that exist). */
+export async function peopleByIds(ids: Iterable<string>): Promise<Map<string, PersonView>> {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return new Map();
+  const rows = await prisma.user.findMany({ where: { id: { in: unique } }, select: { id: true, email: true, name: true } });
+  return new Map(rows.map((u) => [u.id, u]));
 }

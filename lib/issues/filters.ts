@@ -72,7 +72,3 @@ export const issueWindowQuerySchema = z
   .refine((f) => !f.since || !f.until || f.since < f.until, { path: ["until"], message: "until must be after since." });
 
 export const issueParamsSchema = z.object({ id: idSchema, issueId: uuidParamSchema("Not an issue id.") });
-
-export const issueStatusBodySchema = z.strictObject({
-  status: z.enum(ISSUE_STATUSES, { error: `Use one of ${ISSUE_STATUSES.join(", ")}.` }),
-});

@@ -1,16 +1,12 @@
-import { userSummaryOf } from "@/lib/auth/users";
 import { sqlDb } from "@/lib/db/sql";
 import { errors } from "@/lib/http/errors";
-import { getProjectIssue, type IssueView, type IssueWindow } from "@/lib/issues/service";
+import { getProjectIssue } from "@/lib/issues/service";
 import { issueTagBreakdown, type TagBreakdown } from "@/lib/issues/tag-breakdown";
 import { releaseVersionOf } from "@/lib/releases/versions";
 import type { ProjectAccess } from "@/lib/auth/access";
 
-export type IssueAssignee = { id: string; email: string; name: string | null };
-
-/** One issue as its page and `GET /api/projects/:id/issues/:issueId` show it: the list's view and what triage asks first. */
-export type IssueDetails = IssueView & {
-  window: IssueWindow;
+/** One issue as its page and `GET /api/projects/:id/issues/:issueId` show it: the list's view, its workflow state and what triage asks first. */
+export type IssueDetails = Awaited<ReturnType<typeof getProjectIssue>> & {
   /** The oldest and newest release its events came from (ever), in the order releases were first seen. */
   firstRelease: string | null;
   lastRelease: string | null;
@@ -24,10 +20,6 @@ export type IssueDetails = IssueView & {
   tags: TagBreakdown[];
   /** False when a busy edge of the window was estimated (see lib/issues/tag-breakdown.ts, MAX_EDGE_EVENTS). */
   tagsExact: boolean;
-  resolvedAt: string | null;
-  /** The release it was resolved in ("next_release" resolves in the newest release at the time). */
-  resolvedIn: string | null;
-  assignee: IssueAssignee | null;
 };
 
 /** The issue with its counts, releases, environments, users and tags in the window (default the last 24 hours), or 404. */
@@ -45,9 +37,6 @@ export async function getIssueDetails(
       .select((eb) => [
         releaseVersionOf(eb.ref("i.project_id"), eb.ref("i.first_release_seq")).as("first_release"),
         releaseVersionOf(eb.ref("i.project_id"), eb.ref("i.last_release_seq")).as("last_release"),
-        "i.resolved_at",
-        "i.resolved_in",
-        userSummaryOf(eb.ref("i.assignee_id")).as("assignee"),
       ])
       .where("i.id", "=", issueId)
       .where("i.project_id", "=", access.projectId)
@@ -65,9 +54,6 @@ export async function getIssueDetails(
     usersAffectedEstimate: users?.distinctCountEstimate ?? false,
     tags: breakdown.tags,
     tagsExact: breakdown.exact,
-    resolvedAt: row.resolved_at ? new Date(row.resolved_at).toISOString() : null,
-    resolvedIn: row.resolved_in,
-    assignee: row.assignee ?? null,
   };
 }
 

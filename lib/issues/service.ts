@@ -14,6 +14,7 @@ import {
 import { bucketCounts } from "@/lib/issues/bucket-counts";
 import { issueHasTag } from "@/lib/issues/tag-breakdown";
 import { windowCountsSql, type WindowOptions } from "@/lib/issues/window-counts";
+import { getIssueWorkflow, type IssueWorkflowView } from "@/lib/issues/workflow";
 import type { ProjectAccess } from "@/lib/auth/access";
 
 /** An issue as the API and the dashboard show it (times in ISO 8601, from the events' time). */
@@ -250,13 +251,13 @@ export async function listProjectIssues(
   };
 }
 
-/** One issue of the project with its counts in the window (default the last 24 hours), or 404. */
+/** One issue of the project with its counts in the window (default the last 24 hours) and its workflow state, or 404. */
 export async function getProjectIssue(
   access: ProjectAccess,
   issueId: string,
   filters: { since?: Date; until?: Date } = {},
   now = new Date(),
-): Promise<IssueView & { window: IssueWindow }> {
+): Promise<IssueView & Omit<IssueWorkflowView, "id" | "status"> & { window: IssueWindow }> {
   const window = resolveWindow(filters, now);
   const row: IssueRecord | undefined = await sqlDb()
     .selectFrom("issues as i")
@@ -273,25 +274,10 @@ export async function getProjectIssue(
     .where("i.project_id", "=", access.projectId)
     .executeTakeFirst();
   if (!row) throw errors.notFound("No issue with this id in this project.");
-  const lines = await sparklines(access.projectId, [issueId], window);
+  const [lines, { id: _id, status: _status, ...workflow }] = await Promise.all([sparklines(access.projectId, [issueId], window), getIssueWorkflow(access, issueId)]);
   return {
     ...toIssueView(row, window.since, lines.get(issueId)!),
+    ...workflow,
     window: { since: window.since.toISOString(), until: window.end.toISOString(), bucketMs: window.bucketMs },
   };
-}
-
-/** Resolve, ignore or reopen an issue (any member). A resolved issue reopens by itself on its next event. */
-export async function setIssueStatus(access: ProjectAccess, issueId: string, status: IssueStatus): Promise<{ id: string; status: IssueStatus }> {
-  const updated = await sqlDb()
-    .updateTable("issues")
-    .set((eb) => ({
-      status,
-      status_changed_at: eb.case().when("status", "=", status).then(eb.ref("status_changed_at")).else(sql<Date>`now()`).end(),
-    }))
-    .where("id", "=", issueId)
-    .where("project_id", "=", access.projectId)
-    .returning(["id", "status"])
-    .executeTakeFirst();
-  if (!updated) throw errors.notFound("No issue with this id in this project.");
-  return updated;
 }

@@ -5,11 +5,12 @@ import { cache } from "react";
 import { EventList } from "@/components/event-list";
 import { EventsChart } from "@/components/events-chart";
 import { NewBadge, RegressedBadge, StatusBadge } from "@/components/issue-badges";
-import { IssueStatusActions } from "@/components/issue-status-actions";
 import { IssueTitle } from "@/components/issue-title";
 import { StackFrames } from "@/components/issues/stack-frames";
 import { TagBreakdownList } from "@/components/issues/tag-breakdown";
 import { TriageFacts } from "@/components/issues/triage-facts";
+import { WorkflowActivity } from "@/components/issues/workflow-activity";
+import { WorkflowControls } from "@/components/issues/workflow-controls";
 import { LevelBadge } from "@/components/level-badge";
 import { LocalTime } from "@/components/local-time";
 import { formatCount } from "@/components/number-format";
@@ -23,8 +24,9 @@ import { AppError } from "@/lib/http/errors";
 import { issueParamsSchema } from "@/lib/issues/filters";
 import { issueChart } from "@/lib/issues/chart-window";
 import { getIssueDetails } from "@/lib/issues/issue-details";
+import { issueWorkflowPageData } from "@/lib/issues/workflow";
 import { projectAccess } from "../../../../session";
-import { setIssueStatusAction } from "../../actions";
+import { changeIssueAction, commentIssueAction } from "../workflow-actions";
 import { DEFAULT_RANGE, eventPageCursor, eventTagFilters, issuePeriod, RANGE_PHRASES, RANGES, type Range } from "../../filters";
 
 type SearchParams = Record<string, string | string[] | undefined>;
@@ -75,7 +77,7 @@ export default async function IssuePage({ params, searchParams }: Props) {
   const { access, issue, period, now } = await loadIssue(id, issueId, rangeOf(search));
   const cursor = eventPageCursor(search);
   const tags = eventTagFilters(search);
-  const [chart, page, latest] = await Promise.all([
+  const [chart, page, latest, workflow] = await Promise.all([
     // Without a period in the URL, the chart zooms in on the issue's events (a short outage fills it).
     period.explicit
       ? eventHistogram(access, { issueId: issue.id, since: period.since, until: now }).then((histogram) => ({ histogram, fitted: false, window: null }))
@@ -83,6 +85,7 @@ export default async function IssuePage({ params, searchParams }: Props) {
     listProjectEvents(access, { issueId: issue.id, cursor, tag: tags, limit: EVENTS_PER_PAGE }),
     // The latest event (its stack): the page's first unless the page is an older or a filtered one.
     cursor || tags.length > 0 ? listProjectEvents(access, { issueId: issue.id, limit: 1 }).then((p) => p.events[0]) : null,
+    issueWorkflowPageData(access, issue.id),
   ]);
   const newest = latest ?? (cursor || tags.length > 0 ? undefined : page.events[0]);
   const stack = newest ? eventStackView(newest.context) : null;
@@ -125,7 +128,7 @@ export default async function IssuePage({ params, searchParams }: Props) {
             <span className="text-zinc-500">Latest message:</span> {issue.sampleMessage}
           </p>
         )}
-        <IssueStatusActions projectId={id} issueId={issue.id} status={issue.status} action={setIssueStatusAction} />
+        <WorkflowControls projectId={id} issue={issue} members={workflow.members} releases={workflow.releases} action={changeIssueAction} renderedAt={now.getTime()} />
         <dl className="grid grid-cols-2 gap-x-4 gap-y-3 border-t border-zinc-100 pt-3 sm:grid-cols-5 dark:border-zinc-800">
           <Stat label="Events in all">{formatCount(issue.count)}</Stat>
           <Stat label={`In ${phrase}`}>{formatCount(issue.windowCount)}</Stat>
@@ -178,6 +181,13 @@ export default async function IssuePage({ params, searchParams }: Props) {
           <TagBreakdownList tags={issue.tags} hrefFor={(key, value) => `${href(period.range, undefined, [{ key, value }])}#issue-events`} isCurrent={isTagFilter} />
         </section>
       )}
+
+      <section aria-labelledby="issue-activity" className={`${card} space-y-3`}>
+        <h3 id="issue-activity" className="text-sm font-semibold">
+          Activity
+        </h3>
+        <WorkflowActivity projectId={id} issueId={issue.id} activities={workflow.activities} more={workflow.moreActivity} commentAction={commentIssueAction} renderedAt={now.getTime()} />
+      </section>
 
       <section aria-labelledby="issue-events" className="space-y-3">
         <h3 id="issue-events" className="text-sm font-semibold">

@@ -1,7 +1,8 @@
 import { json, otherMethods, projectRoute } from "@/lib/edge/route";
-import { issueParamsSchema, issueStatusBodySchema, issueWindowQuerySchema } from "@/lib/issues/filters";
+import { issueParamsSchema, issueWindowQuerySchema } from "@/lib/issues/filters";
 import { getIssueDetails } from "@/lib/issues/issue-details";
-import { setIssueStatus } from "@/lib/issues/service";
+import { changeIssue } from "@/lib/issues/workflow";
+import { issueChangeBodySchema } from "@/lib/issues/workflow-schemas";
 
 const notFound = "No issue with this id in this project.";
 
@@ -10,9 +11,9 @@ export const GET = projectRoute({ role: "member", params: issueParamsSchema, not
   json(await getIssueDetails(access, params.issueId, query)),
 );
 
-/** {status: open | resolved | ignored}, by any member. */
-export const PATCH = projectRoute({ role: "member", params: issueParamsSchema, notFound, body: issueStatusBodySchema }, async ({ access, params, body }) =>
-  json(await setIssueStatus(access, params.issueId, body.status)),
+/** Status (resolve now / in the next release / in a release, ignore for a while / N events / forever, reopen) and assignee, by any member. */
+export const PATCH = projectRoute({ role: "member", params: issueParamsSchema, notFound, body: issueChangeBodySchema }, async ({ access, params, body }) =>
+  json(await changeIssue(access, params.issueId, body)),
 );
 
 export const { POST, PUT, DELETE } = otherMethods("GET", "PATCH");
