@@ -121,18 +121,25 @@ export function parseStrictJson(text: string, { maxDepth, tooDeep = `Nesting is 
       continue;
     }
     if (c === 45 /* - */ || (c >= 48 && c <= 57)) {
-      const start = i++;
-      let plainInteger = true;
+      const start = i;
+      let digits = c === 45 ? 0 : 1;
+      let exponent = false;
+      i++;
       while (i < n) {
         const d = text.charCodeAt(i);
-        if ((d >= 48 && d <= 57) || d === 43 || d === 45) i++;
-        else if (d === 46 || d === 101 || d === 69) {
-          plainInteger = false;
+        if (d >= 48 && d <= 57) {
+          digits++;
+          i++;
+        } else if (d === 43 || d === 45 || d === 46) i++;
+        else if (d === 101 || d === 69) {
+          exponent = true;
           i++;
         } else break;
       }
-      // Short plain integers are always exact: skip the check for the common case.
-      if (i - start > 15 || !plainInteger) {
+      // At most 15 digits and no exponent (a plain integer, or a decimal such
+      // as a timestamp in seconds): always exact, since a double holds any 15
+      // significant digits; the check is for the rest.
+      if (digits > 15 || exponent) {
         if (!isExactNumber(text.slice(start, i))) problems.push({ path: path(), message: NUMBER_MESSAGE });
       }
       continue;

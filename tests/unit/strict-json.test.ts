@@ -44,6 +44,19 @@ describe("parseStrictJson", () => {
     expect(strict('[{"a":1},{"a":2}]').problems).toEqual([]);
   });
 
+  it("reports a number exactly when isExactNumber refuses it, whatever its digits, point and exponent (property)", () => {
+    const digits = (min: number, max: number) => fc.array(fc.integer({ min: 0, max: 9 }), { minLength: min, maxLength: max }).map((d) => d.join(""));
+    const token = fc
+      .tuple(fc.boolean(), fc.oneof(fc.constant("0"), fc.tuple(fc.integer({ min: 1, max: 9 }), digits(0, 20)).map(([a, b]) => `${a}${b}`)), fc.option(digits(1, 20)), fc.option(fc.integer({ min: -400, max: 400 })))
+      .map(([negative, int, frac, exp]) => `${negative ? "-" : ""}${int}${frac === null ? "" : `.${frac}`}${exp === null ? "" : `e${exp}`}`);
+    fc.assert(
+      fc.property(token, (raw) => {
+        expect(strict(`{"n":[${raw}]}`).problems.length > 0, raw).toBe(!isExactNumber(raw));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
   it("reports each repeat of a key in objects of any size, small or past the switch to a set (property)", () => {
     fc.assert(
       fc.property(fc.array(fc.integer({ min: 0, max: 30 }), { maxLength: 60 }), (ids) => {
