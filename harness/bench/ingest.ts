@@ -155,7 +155,20 @@ async function main() {
       rows.push(row);
       console.log(JSON.stringify(row));
     };
-    const readIds = (dir: string) => [...new Set(fs.readdirSync(dir).flatMap((f) => fs.readFileSync(path.join(dir, f), "utf8").split("\n").filter(Boolean)))];
+    const lines = (dir: string, prefix: string) =>
+      fs
+        .readdirSync(dir)
+        .filter((f) => f.startsWith(prefix))
+        .flatMap((f) => fs.readFileSync(path.join(dir, f), "utf8").split("\n").filter(Boolean));
+    const readIds = (dir: string) => [...new Set(lines(dir, "ids-"))];
+    /** The answers other than 2xx, by status, with the first one's problem. */
+    const failures = (dir: string) => {
+      const all = lines(dir, "failures-");
+      if (all.length === 0) return undefined;
+      const byStatus = new Map<string, number>();
+      for (const l of all) byStatus.set(l.split(" ")[0]!, (byStatus.get(l.split(" ")[0]!) ?? 0) + 1);
+      return `${[...byStatus].map(([s, n]) => `${n} x ${s}`).join(", ")}; first: ${all[0]!.slice(0, 200)}`;
+    };
 
     /**
      * Every id a 200/201 answered with is a stored row: the native routes'
@@ -258,6 +271,7 @@ async function main() {
         ...(baseline ? { vs: `${((r.rps / baseline.r.rps) * 100).toFixed(0)}% of ${baseline.name}` } : {}),
         "2xx ids": check.acknowledged,
         "without a row": check.missing,
+        ...(failures(req.idsDir) ? { failures: failures(req.idsDir) } : {}),
         counts: await verifyCounts(name),
       });
       return { r, check };

@@ -235,7 +235,11 @@ function request()
 end
 
 function response(status, headers, body)
-  if status == 200 or status == 201 then
+  if status >= 300 then
+    failures = failures or io.open(${lua(idsDir)} .. "/failures-" .. id .. ".txt", "w")
+    failures:write(status, " ", (body:sub(1, 300):gsub("\n", " ")), "\n")
+    failures:flush()
+  elseif status == 200 or status == 201 then
     if ${kind === "batch"} then
       for one in body:gmatch('"([0-9a-f%-]+)"') do if #one == 36 then ids:write(one, "\\n") end end
     else
