@@ -237,7 +237,7 @@ end
 function response(status, headers, body)
   if status >= 300 then
     failures = failures or io.open(${lua(idsDir)} .. "/failures-" .. id .. ".txt", "w")
-    failures:write(status, " ", (body:sub(1, 300):gsub("\n", " ")), "\n")
+    failures:write(status, " ", (body:sub(1, 300):gsub("\\n", " ")), "\\n")
     failures:flush()
   elseif status == 200 or status == 201 then
     if ${kind === "batch"} then
