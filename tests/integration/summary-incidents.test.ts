@@ -232,6 +232,27 @@ describe("summaries of incidents: what changed inside an issue, late events, dep
     expect(line(text, /the deploy of release `api@2\.4\.0`/)).toMatch(/^- 08:52 UTC in /);
   });
 
+  it("over the last 7 days, a busy issue's new release is counted from the daily tag counts and dated to its first event", async () => {
+    const now = at("2026-11-20T12:00:00Z");
+    const { user, projects } = await userWithProjects("web");
+    const [web] = projects;
+    const deployed = at("2026-11-18T15:20:07Z");
+    const times = [...spread(at("2026-11-06T12:00:00Z"), at("2026-11-13T11:59:00Z"), 1_100), ...spread(at("2026-11-13T12:00:30Z"), at("2026-11-20T11:59:00Z"), 1_300)];
+    // The first event of the new release is exactly at `deployed`.
+    const withDeploy = [...times.filter((t) => t !== deployed), deployed].sort((a, b) => a - b);
+    await store(web!.id, [
+      { level: "error", message: (i) => `Image resize failed for upload upl_${i}`, times: withDeploy, release: (i) => (withDeploy[i]! >= deployed ? "web@5.2.0" : "web@5.1.3") },
+    ]);
+    const text = await digest(user.id, now - 7 * DAY, now);
+    const resize = topIssue(text, "Image resize failed for upload <id>");
+    const since13 = withDeploy.filter((t) => t >= at("2026-11-13T00:00:00Z")).length;
+    const before = withDeploy.filter((t) => t >= at("2026-11-05T00:00:00Z") && t < at("2026-11-13T00:00:00Z")).length;
+    const released = withDeploy.filter((t) => t >= deployed).length;
+    expect(resize.lines.find((l) => l.includes("changed:"))).toBe(
+      `   changed: \`release\` = \`web@5.2.0\` in ${released} of ${since13.toLocaleString("en-US")} events since 2026-11-13 00:00 UTC (none of ${before.toLocaleString("en-US")} in the 8 days before), since 2026-11-18 15:20 UTC`,
+    );
+  });
+
   it("a late upload of events dated before a fix is not a regression: the issue resolved at 08:20 is marked, not 'reopened 07:30'", async () => {
     const now = at("2026-11-12T09:00:00Z");
     const { user, projects } = await userWithProjects("exports");
