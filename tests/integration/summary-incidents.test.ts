@@ -309,8 +309,12 @@ describe("summaries of incidents: what changed inside an issue, late events, dep
         release: () => "shop@1.8.0",
       },
     ]);
+    // Another team's deploy at the same minute is theirs alone.
+    const other = await userWithProjects("shop");
+    await store(other.projects[0]!.id, [{ level: "info", message: () => "Server started on port 3000", times: [deployed + 5_000], release: () => "rival@9.9.9" }]);
     // The release's first event: the first of the routine lines restarting on the new build, 09:40:45.
     const text = await digest(user.id, now - HOUR, now);
+    expect(text).not.toContain("rival@9.9.9");
     const changes = section(text, "**Changes**");
     expect(changes[1]).toBe(`- 09:40 UTC in \`${shop!.name}\`: the deploy of release \`shop@1.8.0\` (its first event)`);
     expect(changes[2]).toBe(`  - the new error \`Checkout failed: connect ECONNREFUSED <ip>\` in \`${shop!.name}\` started 46 seconds after the deploy of release \`shop@1.8.0\``);
