@@ -380,8 +380,7 @@ async function fillChanges(kept: IssueFacts[], projectIds: string[], since: Date
     large.length > 0 ? windowCountsByIssue({ projectIds, issueIds, since: countedFrom, until: null }) : [],
     large.length > 0 ? windowCountsByIssue({ projectIds, issueIds, since: unitsFrom, until: countedFrom }) : [],
   ]);
-  const totals = (rows: { issueId: string; count: number }[]) => sumByIssue(rows);
-  const [unitCount, unitPrevious] = [totals(unitTotals), totals(previousTotals)];
+  const [unitCount, unitPrevious] = [sumByIssue(unitTotals), sumByIssue(previousTotals)];
   const chosen = new Map<IssueFacts, ShiftInput[]>();
   for (const issue of candidates) {
     const inputs = eventInputs(issue, eventCounts);
