@@ -193,6 +193,8 @@ describe("summaries of incidents: what changed inside an issue, late events, dep
     expect(declines.lines[1]).toContain("200 events, first 07:31 UTC, ongoing (last 08:29 UTC); up from 60");
     // The change inside it: exact counts of the events with it now and before, and the minute it appeared.
     expect(declines.lines).toContain("   changed: `code` = `processing_error` in 140 of 200 events (none of 60 before), since 07:58 UTC; `psp` = `stripe` in 140 of 200 events (none of 60 before), since 07:58 UTC");
+    // What to look at first says it too.
+    expect(line(text, /^\*\*Look first at:\*\*/)).toMatch(/; new inside it: `code` = `processing_error` \(140 of 200 events\) since 07:58 UTC\.$/);
     // The steady warning has no change to tell.
     expect(topIssue(text, "Slow query on orders took <duration>").lines.some((l) => l.includes("changed:"))).toBe(false);
 

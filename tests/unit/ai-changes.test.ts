@@ -81,6 +81,7 @@ describe("what changed inside an issue (eventInputs, tagInputs, shiftsOf)", () =
     const facts = summaryFacts({ issues: [declines] });
     const text = buildDigest(facts);
     expect(text.split("\n")).toContain("   changed: `code` = `processing_error` in 140 of 200 events (none of 60 before), since 09:58 UTC");
+    expect(text.split("\n").find((l) => l.startsWith("**Look first at:**"))).toMatch(/; new inside it: `code` = `processing_error` \(140 of 200 events\) since 09:58 UTC\.$/);
     const prompt = buildSummaryPrompt(facts, { budgetChars: 24_000, scrub: true, boundary: "b0" });
     expect(issueLines(prompt.prompt, "b0")[0]!.changed).toEqual([{ context: "code", value: "processing_error", count: 140, of: 200, previousCount: 0, previousOf: 60, since: "2026-11-22T09:58:12Z" }]);
     const answer = {
