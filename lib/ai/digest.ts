@@ -233,7 +233,13 @@ function issueStats(issue: IssueFacts, clock: Clock, window: WindowDescription, 
 export function resolvedPhrase(issue: IssueFacts, clock: Clock): string {
   const base = `resolved at ${clock(issue.resolvedAt!)}`;
   if (issue.lateCount === 0) return `${base}, not reopened`;
-  return `${base}; ${issue.lateCount === issue.windowCount ? (issue.windowCount === 1 ? "this event is" : `all ${count(issue.windowCount)} of these events are`) : `${count(issue.lateCount)} of these events are`} late (dated before it, arrived after it): not a regression`;
+  const which =
+    issue.lateCount === issue.windowCount
+      ? issue.windowCount === 1
+        ? "this event is"
+        : `all ${count(issue.windowCount)} of these events are`
+      : `${issue.lateCountAtLeast ? "at least " : ""}${count(issue.lateCount)} of these events are`;
+  return `${base}; ${which} late (dated before it, arrived after it): not a regression`;
 }
 
 /**

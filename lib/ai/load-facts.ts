@@ -145,6 +145,7 @@ export async function loadSummaryFacts(options: {
       lifetime: null,
       resolvedAt: row.resolved_at === null ? null : new Date(row.resolved_at),
       lateCount: 0,
+      lateCountAtLeast: false,
       changes: null,
     };
   });
@@ -353,7 +354,10 @@ async function readDeploys(projectIds: string[], names: Map<string, string>, sin
 async function fillLateCounts(issues: IssueFacts[], since: Date): Promise<void> {
   const resolved = issues.filter((i) => i.status === "resolved" && i.resolvedAt !== null);
   const late = await lateEventCounts(resolved.map((i) => ({ issueId: i.issueId, resolvedAt: i.resolvedAt! })), since);
-  for (const issue of resolved) issue.lateCount = late.get(issue.issueId) ?? 0;
+  for (const issue of resolved) {
+    issue.lateCount = late.get(issue.issueId)?.count ?? 0;
+    issue.lateCountAtLeast = late.get(issue.issueId)?.atLeast ?? false;
+  }
 }
 
 /**

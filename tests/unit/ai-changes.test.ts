@@ -114,6 +114,11 @@ describe("late events and settled issues", () => {
     expect(buildDigest(summaryFacts({ issues: [late] }))).toContain("**Look first at:** nothing new: every error and warning in this window is in an issue your team ignored or resolved.");
   });
 
+  it("a lower bound says so: an issue with more events before its fix than are looked at", () => {
+    const busy = { ...late, windowCount: 90_000, lateCount: 1_200, lateCountAtLeast: true };
+    expect(buildDigest(summaryFacts({ issues: [busy] }))).toContain("resolved at 09:20 UTC; at least 1,200 of these events are late (dated before it, arrived after it): not a regression");
+  });
+
   it("a model that calls late events a regression is refused; one that says they are not is served", () => {
     const facts = summaryFacts({ issues: [late, warn] });
     const prompt = buildSummaryPrompt(facts, { budgetChars: 24_000, scrub: true, boundary: "b1" });
