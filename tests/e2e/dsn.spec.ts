@@ -33,15 +33,15 @@ test("the DSN with SDK setup lines on the Projects page and in settings; its key
 
   // The setup lines, with the DSN filled in, for each language.
   await card.getByText("Set up a Sentry SDK").click();
-  await expect(card.getByLabel("Node.js setup")).toContainText(`dsn: "${dsn}"`);
+  await expect(card.getByLabel("Node.js setup", { exact: true })).toContainText(`dsn: "${dsn}"`);
   await card.getByRole("button", { name: "Python", exact: true }).click();
-  await expect(card.getByLabel("Install Python SDK")).toHaveText("pip install sentry-sdk");
-  await expect(card.getByLabel("Python setup")).toContainText(`dsn="${dsn}"`);
+  await expect(card.getByLabel("Install Python SDK", { exact: true })).toHaveText("pip install sentry-sdk");
+  await expect(card.getByLabel("Python setup", { exact: true })).toContainText(`dsn="${dsn}"`);
   await card.getByRole("button", { name: "Copy Python setup" }).click();
   expect(await page.evaluate(() => navigator.clipboard.readText())).toContain(`sentry_sdk.init(\n    dsn="${dsn}"`);
   for (const label of ["Browser JavaScript", "Ruby", "Go", "Java", "PHP", ".NET"]) {
     await card.getByRole("button", { name: label, exact: true }).click();
-    await expect(card.getByLabel(`${label} setup`)).toContainText(dsn);
+    await expect(card.getByLabel(`${label} setup`, { exact: true })).toContainText(dsn);
   }
   await screenshot(page, testInfo, "desktop-projects-dsn");
 
