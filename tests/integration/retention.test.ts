@@ -170,7 +170,7 @@ describe("POST /api/cron/retention", () => {
 });
 
 describe("npm run telltale -- retention", () => {
-  const cli = (...args: string[]) => run("npm", ["run", "--silent", "telltale", "--", "retention", ...args], { env: process.env, timeout: 60_000 });
+  const cli = (...args: string[]) => run("npm", ["run", "--silent", "telltale", "--", "retention", ...args], { env: process.env, timeout: 300_000 });
 
   it("prints what it deleted, and deletes nothing more when run again", async () => {
     const p = await makeProject("retention-cli");
@@ -213,5 +213,5 @@ describe("npm run telltale -- retention", () => {
     );
     expect(failure?.code).toBe(2);
     expect(failure?.stderr).toMatch(/Usage:/);
-  }, 60_000);
+  }, 600_000);
 });
