@@ -9,7 +9,8 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { GET as summarizeStream } from "@/app/api/ai/summarize/stream/route";
 import { stubEnv, unstubEnvs } from "@/tests/helpers/env";
-import { messageText, startFakeOpenAI, truthfulAnswerTo, type FakeOpenAI } from "@/tests/helpers/fake-openai";
+import { prisma } from "@/lib/db/client";
+import { messageText, promptIssueLines, startFakeOpenAI, truthfulAnswerTo, type FakeOpenAI } from "@/tests/helpers/fake-openai";
 import { HOUR, MINUTE, spread, store, summarize, userWithProjects } from "@/tests/helpers/summary-incidents";
 
 let fake: FakeOpenAI;
@@ -77,6 +78,36 @@ describe("checked model answers", () => {
     });
   }
 
+  it("late events: an answer calling the resolved issue 'reopened' falls back (ai_inconsistent); one saying they are late is served", async () => {
+    const now = Date.now();
+    const { cookie, projects } = await userWithProjects("exports");
+    const project = projects[0]!;
+    await store(project.id, [
+      { level: "error", message: (i) => `Nightly export ${i} failed: S3 upload timed out`, times: spread(now - 50 * MINUTE, now - 40 * MINUTE, 4) },
+      { level: "error", message: () => "Webhook signature mismatch", times: spread(now - 30 * MINUTE, now - 5_000, 20) },
+    ]);
+    const resolvedAt = new Date(now - 20 * MINUTE);
+    await prisma.issue.updateMany({ where: { projectId: project.id, title: { startsWith: "Nightly export" } }, data: { status: "resolved", resolvedAt, statusChangedAt: resolvedAt, resolveMode: "now" } });
+    // Uploaded late, dated before the fix.
+    await store(project.id, [{ level: "error", message: (i) => `Nightly export ${10 + i} failed: S3 upload timed out`, times: spread(now - 45 * MINUTE, now - 42 * MINUTE, 6), receivedAt: now - 2 * MINUTE }]);
+    const query = `since=${Math.floor((now - HOUR) / 1000)}`;
+    const answerWith = (text: string) => (request: Parameters<typeof truthfulAnswerTo>[0]) => {
+      const answer = truthfulAnswerTo(request);
+      const late = promptIssueLines(messageText(request, "user")).find((l) => l.status === "resolved")!;
+      return { ...answer, items: [...answer.items, { rank: late.rank, count: late.count, start: late.first, text }] };
+    };
+
+    fake.setMode({ kind: "answer", answer: answerWith("The export failures regressed after the fix.") });
+    const wrong = await summarize(cookie, query);
+    expect(wrong.res.headers.get("X-Summary-Fallback")).toBe("ai_inconsistent");
+    expect(wrong.summary).toContain("late (dated before it, arrived after it): not a regression");
+
+    fake.setMode({ kind: "answer", answer: answerWith("Late uploads dated before the fix; not a regression.") });
+    const right = await summarize(cookie, query);
+    expect(right.res.headers.get("X-Summary-Source")).toBe("model:fake-local");
+    expect(right.summary).toMatch(/- \*\*error\*\* `Nightly export <num> failed: S3 upload timed out` in `exports-\w+` \(resolved\): 10 events since \d\d:\d\d UTC\. Late uploads dated before the fix; not a regression\./);
+  });
+
   it("an answer that is not the structured form (plain prose): the digest, ai_unavailable", async () => {
     const { cookie, query } = await paymentsOutage();
     fake.setMode({ kind: "ok", text: "Everything looks fine to me." });
@@ -143,7 +174,15 @@ describe("scrubbing before the provider (AI_SCRUB)", () => {
         level: "error",
         message: (i) => `Login failed for jane.doe@example.com from 203.0.113.77 (attempt ${i}) with key tlt_5f0c1e9a7b3d4c2e8f6a0b1c2d3e4f5a`,
         times: spread(now - 10 * MINUTE, now - 5_000, 5),
-        context: () => ({ ip: "2001:db8:85a3::8a2e:370:7334", card: "4242 4242 4242 4242", pan: "4111111111111111", authorization: "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJqYW5lIn0.c2lnbmF0dXJl", stripe: "sk_live_51HxYzAbCdEfGhIjKl" }),
+        // The account value changed against the previous hour (a "changed" fact) and the release is new (a deploy marker): both carry secrets too.
+        context: () => ({ ip: "2001:db8:85a3::8a2e:370:7334", card: "4242 4242 4242 4242", pan: "4111111111111111", authorization: "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJqYW5lIn0.c2lnbmF0dXJl", stripe: "sk_live_51HxYzAbCdEfGhIjKl", account: "jane.doe@example.com" }),
+        release: () => "hotfix-203.0.113.77",
+      },
+      {
+        level: "error",
+        message: (i) => `Login failed for ops@example.net from 198.51.100.1 (attempt ${i}) with key tlt_00000000000000000000000000000000`,
+        times: spread(now - 80 * MINUTE, now - 70 * MINUTE, 5),
+        context: () => ({ account: "ops@example.net" }),
       },
     ]);
     return { cookie, query: `since=${Math.floor((now - HOUR) / 1000)}`, projectId: projects[0]!.id };
@@ -157,6 +196,9 @@ describe("scrubbing before the provider (AI_SCRUB)", () => {
     expect(res.headers.get("X-Summary-Source")).toBe("model:fake-local");
     const sent = fake.requests.slice(before).map((r) => messageText(r, "user") + messageText(r, "system")).join("\n");
     expect(sent).toContain("Login failed for [email] from [ip]");
+    // The facts that quote values do so masked: the changed account, the new release.
+    expect(sent).toMatch(/"changed":\[\{"context":"account","value":"\[email\]","count":5,"of":5/);
+    expect(sent).toContain('"release":"hotfix-[ip]"');
     for (const secret of SECRETS) expect(sent, secret).not.toContain(secret);
     expect(sent).toContain("[card]");
     expect(sent).toContain("[key]");
@@ -171,6 +213,8 @@ describe("scrubbing before the provider (AI_SCRUB)", () => {
     const sent = fake.requests.slice(before).map((r) => messageText(r, "user")).join("\n");
     expect(sent).toContain("jane.doe@example.com");
     expect(sent).toContain("tlt_5f0c1e9a7b3d4c2e8f6a0b1c2d3e4f5a");
+    expect(sent).toMatch(/"changed":\[\{"context":"account","value":"jane\.doe@example\.com"/);
+    expect(sent).toContain('"release":"hotfix-203.0.113.77"');
   });
 });
 
