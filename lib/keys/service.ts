@@ -5,7 +5,7 @@ import { sha256Hex } from "@/lib/crypto/hash";
 import { decryptApiKey, encryptApiKey } from "@/lib/keys/crypto";
 import { generateApiKey, generatePublicKey, isWellFormedApiKey, isWellFormedPublicKey, KEY_LENGTH, PUBLIC_KEY_LENGTH } from "@/lib/keys/format";
 import { logger } from "@/lib/log";
-import { fromSettings } from "@/lib/config/settings";
+import { fromSettings, settings } from "@/lib/config/settings";
 import { countAgainstRateLimit, createRateLimit, peekRateLimit } from "@/lib/http/rate-limit";
 import { publishRedis, subscribeRedis } from "@/lib/redis/connection";
 
@@ -23,11 +23,28 @@ type CacheEntry = { keyId: string; projectId: string; kind: KeyKind; projectNumb
 // every request. Rotation deletes the entry here at once, and with REDIS_URL
 // in every other instance too (KEY_CHANNEL); whatever an instance still
 // trusts, the event INSERT itself re-checks the key (lib/ingest/statement.ts).
-const keyCache = fromSettings((s) => new LRUCache<string, CacheEntry>({ max: 10_000, ttl: s.keyCacheTtlMs }));
 // Keys found unknown (or revoked) are remembered for a minute in a cache of
 // their own, so a flood of forged keys can neither cost a lookup each again
 // nor push real keys out of the cache above.
-const unknownKeys = new LRUCache<string, true>({ max: 50_000, ttl: 60_000 });
+//
+// Both live on globalThis: a production build bundles this module once per
+// route, so a dashboard action (a rotation, new allowed origins) would
+// otherwise clear its own copy and leave the Sentry routes' copy trusting
+// the old key or origins until the TTL.
+type KeyCaches = { ttlMs: number; known: LRUCache<string, CacheEntry>; unknown: LRUCache<string, true> };
+const sharedCaches = globalThis as unknown as { __telltaleKeyCaches?: KeyCaches };
+
+function caches(): KeyCaches {
+  const ttlMs = settings().keyCacheTtlMs;
+  let current = sharedCaches.__telltaleKeyCaches;
+  if (!current || current.ttlMs !== ttlMs) {
+    current = { ttlMs, known: new LRUCache({ max: 10_000, ttl: ttlMs }), unknown: new LRUCache({ max: 50_000, ttl: 60_000 }) };
+    sharedCaches.__telltaleKeyCaches = current;
+  }
+  return current;
+}
+const keyCache = () => caches().known;
+const unknownKeys = () => caches().unknown;
 // Failed authentications per client address: past the limit, 429 before any
 // lookup, so forging many distinct keys costs the database nothing either.
 const failures = fromSettings((s) => createRateLimit({ name: "auth-failures", perWindow: s.auth.failuresPerMinute, windowSeconds: 60 }));
@@ -44,9 +61,9 @@ const KEY_CHANNEL = "keys";
 function applyKeyChange(change: KeyChange): void {
   for (const hash of change.revoked ?? []) {
     keyCache().delete(hash);
-    unknownKeys.set(hash, true);
+    unknownKeys().set(hash, true);
   }
-  for (const hash of change.created ?? []) unknownKeys.delete(hash);
+  for (const hash of change.created ?? []) unknownKeys().delete(hash);
   if (change.projectId) forgetProjectKeysHere(change.projectId);
 }
 
@@ -63,7 +80,7 @@ function listenForKeyChanges(): void {
     // lost, so forget everything cached before; lookups refill it.
     () => {
       keyCache().clear();
-      unknownKeys.clear();
+      unknownKeys().clear();
     },
   );
 }
@@ -104,13 +121,13 @@ async function lookUpKey(key: string, clientAddress: string, kind: KeyKind): Pro
   const gate = await peekRateLimit(failures(), clientAddress);
   if (gate && !gate.allowed) throw errors.rateLimited(gate);
   const wellFormed = kind === "secret" ? isWellFormedApiKey(key) : isWellFormedPublicKey(key);
-  if (!hash || !wellFormed || unknownKeys.has(hash)) return refuse(clientAddress);
+  if (!hash || !wellFormed || unknownKeys().has(hash)) return refuse(clientAddress);
   const row = await prisma.apiKey.findUnique({
     where: { hash },
     select: { id: true, projectId: true, revokedAt: true, kind: true, project: { select: { number: true, allowedOrigins: true } } },
   });
   if (!row || row.revokedAt !== null || row.kind !== kind) {
-    unknownKeys.set(hash, true);
+    unknownKeys().set(hash, true);
     return refuse(clientAddress);
   }
   const entry: CacheEntry = { keyId: row.id, projectId: row.projectId, kind, projectNumber: row.project.number, allowedOrigins: row.project.allowedOrigins };

@@ -170,7 +170,7 @@ describe("POST /api/cron/retention", () => {
 });
 
 describe("npm run telltale -- retention", () => {
-  const cli = (...args: string[]) => run("npm", ["run", "--silent", "telltale", "--", "retention", ...args], { env: process.env, timeout: 60_000 });
+  const cli = (...args: string[]) => run("npm", ["run", "--silent", "telltale", "--", "retention", ...args], { env: process.env, timeout: 300_000 });
 
   it("prints what it deleted, and deletes nothing more when run again", async () => {
     const p = await makeProject("retention-cli");
@@ -191,7 +191,7 @@ describe("npm run telltale -- retention", () => {
     const report = JSON.parse(second.stdout);
     expect(report).toMatchObject({ retentionDays: EPOCH_DAYS, complete: true, pauseRatio: 3, deleted: { events: 0, minuteCounts: 0, hourCounts: 0, dayCounts: 0 } });
     expect(await prisma.event.count({ where: { projectId: p.id } })).toBe(1);
-  }, 120_000);
+  }, 600_000);
 
   it("--no-pause deletes without pausing between steps", async () => {
     const p = await makeProject("retention-cli-no-pause");
@@ -204,7 +204,7 @@ describe("npm run telltale -- retention", () => {
     expect(report).toMatchObject({ complete: true, pauseRatio: 0, pausedMs: 0 });
     expect(report.deleted.events).toBeGreaterThanOrEqual(2);
     expect(await prisma.event.count({ where: { projectId: p.id } })).toBe(1);
-  }, 120_000);
+  }, 600_000);
 
   it("refuses a bad --days with a usage message and exit code 2", async () => {
     const failure = await cli("--days", "-3").then(
