@@ -1,11 +1,12 @@
-import { isExactNumber } from "@/lib/http/strict-json";
+import { isExactNumber, isMinusZeroStart } from "@/lib/http/strict-json";
 
 /**
  * JSON from Sentry SDKs, parsed without losing anything silently: a number
  * that a double would alter (an integer beyond 2^53 such as a 64-bit id,
  * 1e400, more digits than a double keeps), or that is an integer beyond
  * 2^53 at all (1e20), comes back as a string of its exact digits, where
- * JSON.parse would round it. Unlike the native API,
+ * JSON.parse would round it; so does negative zero (-0.0 from Python),
+ * which stored JSON would write as 0. Unlike the native API,
  * which refuses such numbers (its client can resend them as strings), an
  * SDK's payload is not ours to refuse for a detail it cannot change.
  * A key given twice keeps its last value, as in every JSON parser SDKs use.
@@ -71,8 +72,8 @@ function findInexactNumbers(text: string): Array<[number, number]> {
           i++;
         } else break;
       }
-      // Short plain integers are always exact: the common case costs nothing more.
-      if (i - start > 15 || !plainInteger) {
+      // Short plain integers are always exact (but for -0): the common case costs nothing more.
+      if (i - start > 15 || !plainInteger || isMinusZeroStart(text, start)) {
         const token = text.slice(start, i);
         // Only a well-formed number is quoted: quoting "1-2" would make invalid JSON valid.
         if (JSON_NUMBER.test(token) && !storableNumber(token)) found.push([start, i]);
