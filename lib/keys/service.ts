@@ -1,4 +1,5 @@
 import { LRUCache } from "lru-cache";
+import { transaction } from "@/lib/db/transaction";
 import { prisma, type Prisma } from "@/lib/db/client";
 import { errors } from "@/lib/http/errors";
 import { sha256Hex } from "@/lib/crypto/hash";
@@ -192,7 +193,7 @@ export async function createProjectKey(tx: Tx, projectId: string, kind: KeyKind 
  * caller's job.
  */
 export async function rotateProjectKey(projectId: string, kind: KeyKind = "secret"): Promise<string> {
-  const { apiKey, revokedHashes } = await prisma.$transaction(async (tx) => {
+  const { apiKey, revokedHashes } = await transaction("key rotation", async (tx) => {
     const active = await tx.apiKey.findMany({ where: { projectId, kind, revokedAt: null }, select: { id: true, hash: true } });
     await tx.apiKey.updateMany({ where: { projectId, kind, revokedAt: null }, data: { revokedAt: new Date() } });
     const apiKey = await createProjectKey(tx, projectId, kind);
