@@ -82,6 +82,10 @@ export async function projectCapPhase(c: RaceContext): Promise<void> {
   const row = emptyRow(phase);
   const user = await userWithSession(`chaos-cap-${c.run}@example.test`);
   const left = 9;
+  // Made here (the runner's own lib), under the server's cap.
+  process.env.MAX_PROJECTS_PER_USER = RACE_SERVER_ENV.MAX_PROJECTS_PER_USER;
+  const { resetSettings } = await import("@/lib/config/settings");
+  resetSettings();
   for (let i = 0; i < CAP - left; i++) await createProject(user.id, `chaos cap ${c.run} ${i}`);
   const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => createOverHttp(c, user.sessionToken, `chaos cap race ${i}`)));
   tally(row, c.failures, phase, answers, [201, 409]);
