@@ -19,13 +19,13 @@ import type { StoredEvent } from "@/lib/events/list";
 import type { RedisReadiness } from "@/lib/health";
 import type { BatchAnswer, SingleAnswer } from "@/lib/ingest/ingest";
 import type { CreatedInvitation, PendingInvitation, ProjectInvitation } from "@/lib/invitations/service";
-import type { ActivityView } from "@/lib/issues/activities";
+import type { ActivityView, listIssueActivity } from "@/lib/issues/activities";
 import type { IssueDetails } from "@/lib/issues/issue-details";
 import type { IssueView, IssueWindow } from "@/lib/issues/service";
-import type { IssueWorkflowView } from "@/lib/issues/workflow";
+import type { changeIssues, IssueWorkflowView } from "@/lib/issues/workflow";
 import type { CreatedProject } from "@/lib/projects/create-project";
 import type { ProjectMember } from "@/lib/projects/members";
-import type { ProjectDetails, ProjectSummary } from "@/lib/projects/service";
+import type { ProjectDetails, ProjectSummary, RotatedKey } from "@/lib/projects/service";
 
 const isoTime = z.iso.datetime({ offset: true }).describe("ISO 8601 time");
 const role = z.enum(ROLES);
@@ -192,7 +192,11 @@ export const activitySchema = z.object({
   kind: z.enum(Object.values(IssueActivityKind) as [IssueActivityKind, ...IssueActivityKind[]]),
   createdAt: isoTime,
   user: personSchema.nullable().describe("Who did it; null for what Telltale did itself"),
-  detail: z.record(z.string(), z.unknown()),
+  detail: z
+    .record(z.string(), z.unknown())
+    .describe(
+      "By kind: status {from, to, resolveMode?, resolvedIn?, ignoredUntil?, ignoreEvents?, reason?}; assignment {assigneeId, previousAssigneeId, reason?}; comment {text}; regression {at}",
+    ),
   assignee: personSchema.nullable().optional().describe("For an assignment: the new assignee"),
 });
 export const activityPageSchema = z.object({ activities: z.array(activitySchema), nextCursor: z.string().nullable() });
@@ -271,6 +275,7 @@ export type Checks = [
   Assert<Same<Out<typeof projectSummarySchema>, ProjectSummary>>,
   Assert<Same<Out<typeof createdProjectSchema>, CreatedProject>>,
   Assert<Same<Out<typeof projectDetailsSchema>, ProjectDetails>>,
+  Assert<Same<Out<typeof rotatedKeySchema>, RotatedKey>>,
   Assert<Same<Out<typeof memberSchema>, ProjectMember>>,
   Assert<Same<Out<typeof projectInvitationSchema>, ProjectInvitation>>,
   Assert<Same<Out<typeof createdInvitationSchema>, CreatedInvitation>>,
@@ -280,7 +285,9 @@ export type Checks = [
   Assert<Same<Out<typeof issueWindowSchema>, IssueWindow>>,
   Assert<Same<Out<typeof issueDetailsSchema>, IssueDetails>>,
   Assert<Same<Out<typeof issueWorkflowSchema>, IssueWorkflowView>>,
+  Assert<Same<Out<typeof bulkIssueChangeAnswerSchema>, Awaited<ReturnType<typeof changeIssues>>>>,
   Assert<Same<Out<typeof activitySchema>, ActivityView>>,
+  Assert<Same<Out<typeof activityPageSchema>, Awaited<ReturnType<typeof listIssueActivity>>>>,
   Assert<Same<Out<typeof alertRuleSchema>, AlertRuleView>>,
   Assert<Same<Out<typeof alertDeliverySchema>, AlertDeliveryView>>,
   Assert<Same<Omit<Out<typeof summaryStreamLineSchema>, "kind">, SummaryResult>>,
