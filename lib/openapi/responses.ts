@@ -192,7 +192,11 @@ export const activitySchema = z.object({
   kind: z.enum(Object.values(IssueActivityKind) as [IssueActivityKind, ...IssueActivityKind[]]),
   createdAt: isoTime,
   user: personSchema.nullable().describe("Who did it; null for what Telltale did itself"),
-  detail: z.record(z.string(), z.unknown()),
+  detail: z
+    .record(z.string(), z.unknown())
+    .describe(
+      "By kind: status {from, to, resolveMode?, resolvedIn?, ignoredUntil?, ignoreEvents?, reason?}; assignment {assigneeId, previousAssigneeId, reason?}; comment {text}; regression {at}",
+    ),
   assignee: personSchema.nullable().optional().describe("For an assignment: the new assignee"),
 });
 export const activityPageSchema = z.object({ activities: z.array(activitySchema), nextCursor: z.string().nullable() });
