@@ -154,6 +154,7 @@ describe("real answers match the OpenAPI document", () => {
     expectDocumented("/api/projects/{id}/alerts", "POST", await callRoute(alertsRoute.POST, as(owner.cookie, `/api/projects/${id}/alerts`, "POST", rule), { id }), 201);
     expectDocumented("/api/projects/{id}/alerts", "POST", await callRoute(alertsRoute.POST, as(owner.cookie, `/api/projects/${id}/alerts`, "POST", { trigger: "spike" }), { id }), 400);
     expectDocumented("/api/projects/{id}/alerts/deliveries", "GET", await callRoute(alertDeliveriesRoute.GET, as(member.cookie, `/api/projects/${id}/alerts/deliveries`), { id }), 200);
+    expectDocumented("/api/projects/{id}/alerts/deliveries", "GET", await callRoute(alertDeliveriesRoute.GET, as(member.cookie, `/api/projects/${id}/alerts/deliveries?utm_source=x`), { id }), 200);
 
     const summary = await callRoute(summarizeRoute.GET, as(member.cookie, `/api/ai/summarize?projectId=${id}`));
     expectDocumented("/api/ai/summarize", "GET", summary, 200);
@@ -265,7 +266,8 @@ describe("real answers match the OpenAPI document", () => {
     const as = (cookie: string, path: string, method = "GET", body?: unknown) => apiRequest(path, { cookie, method, body });
     const rotate = (query: string, cookie = owner.cookie) => callRoute(keyRoute.POST, as(cookie, `/api/projects/${id}/key${query}`, "POST"), { id });
 
-    const secret = await rotate("?kind=secret");
+    // Unknown query names are ignored, as on every route (a tracking parameter is no reason to refuse).
+    const secret = await rotate("?kind=secret&utm_source=x");
     expectDocumented("/api/projects/{id}/key", "POST", secret, 200);
     expect(secret.body).toMatchObject({ kind: "secret", apiKey: expect.stringMatching(/^tlt_/) });
     const publicKey = await rotate("?kind=public");
