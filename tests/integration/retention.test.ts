@@ -154,9 +154,20 @@ describe("POST /api/cron/retention", () => {
     }
     expect(await prisma.event.count({ where: { projectId: p.id } })).toBe(3);
 
-    const res = await callRoute(cronPost, request("POST", `Bearer ${SECRET}`));
-    expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ retentionDays: EPOCH_DAYS, complete: true, deleted: { events: 2 } });
+    // Each call answers within its budget; on a busy machine (the whole shared
+    // test database to walk) the work may take several calls, each going on
+    // where the last stopped.
+    let res = await callRoute(cronPost, request("POST", `Bearer ${SECRET}`));
+    let deletedHere = 0;
+    for (let calls = 1; ; calls++) {
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ retentionDays: EPOCH_DAYS });
+      deletedHere = await prisma.event.count({ where: { projectId: p.id } });
+      if (res.body.complete || calls === 30) break;
+      res = await callRoute(cronPost, request("POST", `Bearer ${SECRET}`));
+    }
+    expect(res.body.complete).toBe(true);
+    expect(deletedHere).toBe(1);
     expect(new Date(res.body.cutoff).toISOString().slice(0, 10)).toBe("1970-01-01");
     expect((await prisma.event.findMany({ where: { projectId: p.id }, select: { occurredAt: true } })).map((e) => e.occurredAt!.toISOString())).toEqual([
       "1970-03-01T00:00:00.000Z",
@@ -213,5 +224,5 @@ describe("npm run telltale -- retention", () => {
     );
     expect(failure?.code).toBe(2);
     expect(failure?.stderr).toMatch(/Usage:/);
-  }, 60_000);
+  }, 600_000);
 });
