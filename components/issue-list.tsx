@@ -68,7 +68,9 @@ export function IssueList({ issues, projectId, period, linkQuery, renderedAt, st
                   {issue.assigneeId && (
                     <>
                       <span aria-hidden="true">·</span>
-                      <span className="max-w-48 truncate">assigned to {memberNames[issue.assigneeId] ?? "a former member"}</span>
+                      <span className="max-w-48 truncate" title={`Assigned to ${memberNames[issue.assigneeId] ?? "a former member"}`}>
+                        assigned to {memberNames[issue.assigneeId] ?? "a former member"}
+                      </span>
                     </>
                   )}
                 </p>
