@@ -1,7 +1,9 @@
 import { configuredOrigin } from "@/lib/auth/public-origin";
 import type { AlertTrigger, EventLevel, Role } from "@/lib/db/generated/kysely-enums";
 import { sqlDb } from "@/lib/db/sql";
-import type { Notification, NotifiedIssue, PausedWebhook } from "@/lib/alerts/messages";
+import type { LatestFacts, Notification, NotifiedIssue, PausedWebhook } from "@/lib/alerts/messages";
+import { latestEventsOfIssues } from "@/lib/events/latest";
+import { topInAppFrame } from "@/lib/grouping/top-frame";
 import type { ClaimedDelivery } from "@/lib/alerts/queue";
 
 /** What the notifications of a batch of claimed rows need to say: project names, issues, members. */
@@ -10,6 +12,8 @@ export type DeliveryContext = {
   issues: Map<string, IssueRow>;
   /** Per project: userId -> {email, role}. */
   members: Map<string, Map<string, { email: string; role: Role }>>;
+  /** The latest event of each issue a notification is about (not of digests' issues). */
+  latest: Map<string, LatestFacts>;
 };
 
 type IssueRow = { id: string; project_id: string; title: string; level: EventLevel; count: string; first_seen: Date; last_seen: Date };
@@ -17,14 +21,15 @@ type IssueRow = { id: string; project_id: string; title: string; level: EventLev
 /** Project names, issues and member addresses for a set of claimed rows, in three queries. */
 export async function loadContext(claimed: ClaimedDelivery[]): Promise<DeliveryContext> {
   const projectIds = [...new Set(claimed.map((c) => c.projectId))];
-  if (projectIds.length === 0) return { projects: new Map(), issues: new Map(), members: new Map() };
+  if (projectIds.length === 0) return { projects: new Map(), issues: new Map(), members: new Map(), latest: new Map() };
   const issueIds = new Set<string>();
   for (const c of claimed) {
     if (c.issueId) issueIds.add(c.issueId);
     for (const item of digestItems(c.detail)) if (item.issueId) issueIds.add(item.issueId);
   }
+  const notifiedIds = [...new Set(claimed.flatMap((c) => (c.issueId && c.kind !== "digest" ? [c.issueId] : [])))];
   const db = sqlDb();
-  const [projects, issues, members] = await Promise.all([
+  const [projects, issues, members, latest] = await Promise.all([
     db.selectFrom("projects").select(["id", "name"]).where("id", "in", projectIds).execute(),
     issueIds.size === 0
       ? Promise.resolve([] as IssueRow[])
@@ -40,13 +45,17 @@ export async function loadContext(claimed: ClaimedDelivery[]): Promise<DeliveryC
       .select(["m.project_id", "m.user_id", "m.role", "u.email"])
       .where("m.project_id", "in", projectIds)
       .execute(),
+    latestEventsOfIssues(notifiedIds),
   ]);
   const byProject = new Map<string, Map<string, { email: string; role: Role }>>();
   for (const m of members) {
     if (!byProject.has(m.project_id)) byProject.set(m.project_id, new Map());
     byProject.get(m.project_id)!.set(m.user_id, { email: m.email, role: m.role });
   }
-  return { projects: new Map(projects.map((p) => [p.id, p.name])), issues: new Map(issues.map((i) => [i.id, i])), members: byProject };
+  const latestFacts = new Map(
+    [...latest].map(([id, e]): [string, LatestFacts] => [id, { message: e.message, release: e.release, frame: topInAppFrame(e.stackContext) }]),
+  );
+  return { projects: new Map(projects.map((p) => [p.id, p.name])), issues: new Map(issues.map((i) => [i.id, i])), members: byProject, latest: latestFacts };
 }
 
 /** The mail recipients of a claimed row: the rule's chosen members, or, for a paused-webhook notice, the owners. */
@@ -80,7 +89,7 @@ export function notificationFor(delivery: ClaimedDelivery, context: DeliveryCont
   const projectUrl = `${origin}/projects/${encodeURIComponent(delivery.projectId)}`;
   const issueRow = delivery.issueId ? context.issues.get(delivery.issueId) : undefined;
   if (delivery.issueId && !issueRow) return null;
-  const issue = issueRow ? notifiedIssue(issueRow, origin) : null;
+  const issue = issueRow ? { ...notifiedIssue(issueRow, origin), latest: context.latest.get(issueRow.id) ?? null } : null;
   const spike = delivery.kind === "spike" ? (delivery.detail as Notification["spike"]) : null;
   const paused = delivery.kind === "webhook_paused" ? (delivery.detail as PausedWebhook) : null;
   const digest =

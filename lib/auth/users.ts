@@ -1,4 +1,4 @@
-import { expressionBuilder } from "kysely";
+import { expressionBuilder, sql, type Expression } from "kysely";
 import { prisma } from "@/lib/db/client";
 import type { DB } from "@/lib/db/sql";
 
@@ -39,6 +39,15 @@ export function liveSignInTokenForOtherAddress(address: string) {
     .select(eb.lit(1).as("one"))
     .where("identifier", "<>", address)
     .where("expires", ">", eb.fn<Date>("now"));
+}
+
+/** Every user with how many projects they own and belong to, oldest first (the operator's `user list`). */
+export async function listUsersWithProjectCounts(): Promise<{ id: string; email: string; name: string | null; createdAt: Date; owns: number; memberOf: number }[]> {
+  const rows = await prisma.user.findMany({
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+    select: { id: true, email: true, name: true, createdAt: true, memberships: { select: { role: true } } },
+  });
+  return rows.map(({ memberships, ...user }) => ({ ...user, owns: memberships.filter((m) => m.role === "owner").length, memberOf: memberships.length }));
 }
 
 /** Who a user is, as lists of people show them (an assignee, an activity's author). */

@@ -1,4 +1,4 @@
-import { sql, type RawBuilder } from "kysely";
+import { sql, type Expression, type RawBuilder, type SqlBool } from "kysely";
 import type { Prisma } from "@/lib/db/client";
 import { sqlDb } from "@/lib/db/sql";
 import { assertSupportedTimes, escapeLike, ilike } from "@/lib/events/list";
@@ -12,6 +12,7 @@ import {
   type IssueStatus,
 } from "@/lib/issues/filters";
 import { bucketCounts } from "@/lib/issues/bucket-counts";
+import { issueHasTag } from "@/lib/issues/tag-breakdown";
 import { windowCountsSql, type WindowOptions } from "@/lib/issues/window-counts";
 import { getIssueWorkflow, type IssueWorkflowView } from "@/lib/issues/workflow";
 import type { ProjectAccess } from "@/lib/auth/access";
@@ -167,6 +168,15 @@ function fromPrismaSql<T>(fragment: Prisma.Sql): RawBuilder<T> {
   return sql<T>`${sql.join(parts, sql.raw(""))}`;
 }
 
+/** The list's environment, release and tag filters as tags. */
+function issueTagFilters(filters: IssueFilters): { key: string; value: string }[] {
+  return [
+    ...(filters.environment ? [{ key: "environment", value: filters.environment }] : []),
+    ...(filters.release ? [{ key: "release", value: filters.release }] : []),
+    ...(filters.tag ?? []),
+  ];
+}
+
 /**
  * A page of the project's issues that had events in the window (default the
  * last 24 hours), with their exact window counts, new and regressed flags and
@@ -205,11 +215,16 @@ export async function listProjectIssues(
           // statistics, and the planner then expects one issue and nests the
           // window's aggregate inside a loop over them (10 s on a
           // 10-million-event project).
-          const conditions = [eb("i.project_id", "=", access.projectId), eb("i.status", "=", eb.fn.any(eb.val(statuses)))];
+          const conditions: Expression<SqlBool>[] = [eb("i.project_id", "=", access.projectId), eb("i.status", "=", eb.fn.any(eb.val(statuses)))];
           if (filters.level?.length) conditions.push(eb("i.level", "=", eb.fn.any(eb.val(filters.level))));
           if (filters.q) {
             const pattern = `%${escapeLike(filters.q)}%`;
             conditions.push(eb.or([ilike(eb.ref("i.title"), pattern), ilike(eb.ref("i.sample_message"), pattern)]));
+          }
+          for (const tag of issueTagFilters(filters)) {
+            // `level` is no counted tag: the issue's own level answers it.
+            if (tag.key === "level") conditions.push(sql<SqlBool>`${eb.ref("i.level")}::text = ${tag.value}`);
+            else conditions.push(issueHasTag(eb.ref("i.id"), access.projectId, tag, { since: window.since, until: window.until }));
           }
           return eb.and(conditions);
         }),

@@ -21,6 +21,9 @@ export type EventInput = {
   timestamp?: string;
   fingerprint?: string[];
   release?: string;
+  environment?: string;
+  tags?: Record<string, string>;
+  user?: { id?: string; email?: string; username?: string; ip_address?: string };
 };
 
 /** Sends events one by one as a client application would (curl-like, with the project's key). */

@@ -34,7 +34,17 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 
 /** A page of issues; a cursor the lib refuses (one of another sort, an old link) starts over at the first page. */
 async function issuesPage(access: ProjectAccess, query: IssueQuery, now: Date) {
-  const filters = { status: [query.status], level: query.level, q: query.q, since: query.since, sort: query.sort, limit: PAGE_SIZE };
+  const filters = {
+    status: [query.status],
+    level: query.level,
+    q: query.q,
+    environment: query.environment,
+    release: query.release,
+    tag: query.tag,
+    since: query.since,
+    sort: query.sort,
+    limit: PAGE_SIZE,
+  };
   try {
     return { ...(await listProjectIssues(access, { ...filters, cursor: query.cursor }, now)), cursor: query.cursor };
   } catch (error) {
@@ -60,7 +70,7 @@ export default async function ProjectIssuesPage({ params, searchParams }: Props)
 
   const period = RANGE_PHRASES[query.range];
   const members = page.issues.length > 0 ? await assignableMembers(access) : [];
-  const filtered = Boolean(query.level || query.q);
+  const filtered = Boolean(query.level || query.q || query.environment || query.release || query.tag);
   const wider = RANGES.slice(RANGES.indexOf(query.range) + 1).filter((r) => r !== "1h");
 
   return (
@@ -109,7 +119,7 @@ export default async function ProjectIssuesPage({ params, searchParams }: Props)
             {query.status === "open" && !filtered && <p className="mt-1">Nothing new went wrong, or it was all resolved.</p>}
             <p className="mt-2 flex flex-wrap justify-center gap-x-3 gap-y-1">
               {filtered && (
-                <Link href={`${path}${issueQueryString({ ...query, level: undefined, q: undefined })}`} className={linkClass}>
+                <Link href={`${path}${issueQueryString({ ...query, level: undefined, q: undefined, environment: undefined, release: undefined, tag: undefined })}`} className={linkClass}>
                   Clear filters
                 </Link>
               )}

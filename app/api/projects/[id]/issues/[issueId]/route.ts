@@ -1,14 +1,14 @@
 import { json, otherMethods, projectRoute } from "@/lib/edge/route";
 import { issueParamsSchema, issueWindowQuerySchema } from "@/lib/issues/filters";
-import { getProjectIssue } from "@/lib/issues/service";
+import { getIssueDetails } from "@/lib/issues/issue-details";
 import { changeIssue } from "@/lib/issues/workflow";
 import { issueChangeBodySchema } from "@/lib/issues/workflow-schemas";
 
 const notFound = "No issue with this id in this project.";
 
-/** One issue with its counts in the window (default the last 24 hours). */
+/** One issue with its counts, releases, environments, users and tags in the window (default the last 24 hours). */
 export const GET = projectRoute({ role: "member", params: issueParamsSchema, notFound, query: issueWindowQuerySchema }, async ({ access, params, query }) =>
-  json(await getProjectIssue(access, params.issueId, query)),
+  json(await getIssueDetails(access, params.issueId, query)),
 );
 
 /** Status (resolve now / in the next release / in a release, ignore for a while / N events / forever, reopen) and assignee, by any member. */
