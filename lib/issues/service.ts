@@ -30,6 +30,8 @@ export type IssueView = {
   count: number;
   status: IssueStatus;
   regressedAt: string | null;
+  /** The member it is assigned to (a user id), or null. */
+  assigneeId: string | null;
   /** Events in the window asked for, exact. */
   windowCount: number;
   /** First seen in the window. */
@@ -57,6 +59,7 @@ type IssueRecord = {
   count: string;
   status: IssueStatus;
   regressed_at: Date | null;
+  assignee_id: string | null;
   window_count: string;
 };
 
@@ -120,6 +123,7 @@ function toIssueView(row: IssueRecord, since: Date, sparkline: number[]): IssueV
     count: Number(row.count),
     status: row.status,
     regressedAt: regressedAt?.toISOString() ?? null,
+    assigneeId: row.assignee_id,
     windowCount: Number(row.window_count),
     isNew,
     isRegressed: !isNew && regressedAt !== null && regressedAt >= since,
@@ -148,7 +152,7 @@ async function sparklines(
 }
 
 // With the id as text (`i.id::text AS id`): a cursor's id is compared as text.
-const ISSUE_COLUMNS = ["i.project_id", "i.level", "i.title", "i.sample_message", "i.first_seen", "i.last_seen", "i.count", "i.status", "i.regressed_at"] as const;
+const ISSUE_COLUMNS = ["i.project_id", "i.level", "i.title", "i.sample_message", "i.first_seen", "i.last_seen", "i.count", "i.status", "i.regressed_at", "i.assignee_id"] as const;
 
 /**
  * The window's counts (rows issue_id, level, n) as a subquery.

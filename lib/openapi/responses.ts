@@ -144,6 +144,7 @@ const issueFields = {
   count: z.int().min(0).describe("Events ever grouped into it"),
   status: z.enum(ISSUE_STATUSES),
   regressedAt: isoTime.nullable(),
+  assigneeId: z.string().nullable().describe("The user id of the member it is assigned to"),
   windowCount: z.int().min(0).describe("Events in the window asked for"),
   isNew: z.boolean(),
   isRegressed: z.boolean(),
