@@ -58,7 +58,7 @@ describe("checked model answers", () => {
     ["a wrong start", (a: ReturnType<typeof truthfulAnswerTo>) => ({ ...a, items: a.items.map((i) => ({ ...i, start: "2020-01-01T00:00:00Z" })) })],
     ["'All clear. No errors in this window' while 200 errors happened", (a: ReturnType<typeof truthfulAnswerTo>) => ({ ...a, headline: "All clear. No errors in this window" })],
     ["no item for the top error", (a: ReturnType<typeof truthfulAnswerTo>) => ({ ...a, items: [] })],
-    ["an invented number", (a: ReturnType<typeof truthfulAnswerTo>) => ({ ...a, lookFirst: "Errors rose 340% in the last hour." })],
+    ["an invented number", (a: ReturnType<typeof truthfulAnswerTo>) => ({ ...a, lookFirst: "Errors rose 987654% in the last hour." })],
   ] as const) {
     it(`${what}: the digest with X-Summary-Fallback: ai_inconsistent, never cached`, async () => {
       const { cookie, query } = await paymentsOutage();
