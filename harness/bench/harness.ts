@@ -173,6 +173,8 @@ export type WrkResult = {
   max: number;
   non2xx: number;
   errors: number;
+  /** wrk's socket errors by kind ("connect 0, read 2, write 0, timeout 0"), when there were any. */
+  errorKinds?: string;
   cpuMsPerRequest: number;
   /** The load generator's own CPU per request. */
   wrkCpuMsPerRequest: number;
@@ -250,6 +252,7 @@ export async function wrk(server: Server, opts: { path: string; connections: num
     max: toMs(/Latency\s+\S+\s+\S+\s+(\S+)/.exec(out)?.[1] ?? "NaN"),
     non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0),
     errors: errorsLine ? errorsLine.slice(1).reduce((n, v) => n + Number(v), 0) : 0,
+    ...(errorsLine ? { errorKinds: errorsLine[0].replace("Socket errors: ", "") } : {}),
     cpuMsPerRequest: requests > 0 ? cpu / requests : NaN,
     wrkCpuMsPerRequest: requests > 0 ? childCpuMs(out) / requests : NaN,
   };

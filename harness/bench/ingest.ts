@@ -20,7 +20,8 @@
  *      table of the events table's shape (the physical limit of writing
  *      those rows); then POST /v1/logs, OTLP/HTTP protobuf of 100 log
  *      records (one service's application logs, a tenth of them exceptions;
- *      harness/bench/otlp-logs.ts) at 16, BENCH_ROUNDS times;
+ *      harness/bench/otlp-logs.ts) at 16, BENCH_ROUNDS times, each followed
+ *      by a COPY of the rows it stored;
  *      BENCH_ROUNDS_ONLY (a comma-separated list of single, batch, otlp)
  *      runs only those;
  *   4. after each run: every 200/201 answer has its row (an OTLP request's
@@ -171,7 +172,7 @@ async function main() {
 
     const rows: Record<string, unknown>[] = [];
     const report = (name: string, r: WrkResult, loadAvg: string, extra: Record<string, unknown> = {}) => {
-      const row = { run: name, "req/s": Math.round(r.rps), "p50 ms": r.p50, "p90 ms": r.p90, "p99 ms": r.p99, "max ms": r.max, "non-2xx": r.non2xx, errors: r.errors, "server CPU ms/req": r.cpuMsPerRequest.toFixed(2), "wrk CPU ms/req": r.wrkCpuMsPerRequest.toFixed(2), load: loadAvg, ...extra };
+      const row = { run: name, "req/s": Math.round(r.rps), "p50 ms": r.p50, "p90 ms": r.p90, "p99 ms": r.p99, "max ms": r.max, "non-2xx": r.non2xx, errors: r.errors, ...(r.errorKinds ? { "error kinds": r.errorKinds } : {}), "server CPU ms/req": r.cpuMsPerRequest.toFixed(2), "wrk CPU ms/req": r.wrkCpuMsPerRequest.toFixed(2), load: loadAvg, ...extra };
       rows.push(row);
       console.log(JSON.stringify(row));
     };
@@ -401,6 +402,7 @@ async function main() {
     // OTLP logs: wrk runs one connection per thread, so that each answer
     // is known to be its thread's last request's.
     const otlpRecordsPerSecond: number[] = [];
+    const otlpCopyRowsPerSecond: number[] = [];
     let otlpUnstored = 0;
     for (let round = 1; round <= (runs("otlp") ? ROUNDS : 0); round++) {
       const name = `POST /v1/logs (protobuf, 100/req) c16 #${round}`;
@@ -424,8 +426,21 @@ async function main() {
         ...(failures(req.idsDir) ? { failures: failures(req.idsDir) } : {}),
         counts: await verifyCounts(name),
       });
+      // As after a batch run: the same rows written by COPY alone.
+      const { rows: stored } = await pool.query<{ id: string }>(
+        `SELECT id FROM events WHERE project_id = $1 AND occurred_at >= $2 AND left(context -> 'attributes' ->> '${OTLP_RECORD_ATTRIBUTE}', 8) = $3`,
+        [prefilled.id, new Date(req.madeAt.getTime() - 60_000), req.salt],
+      );
+      const copy = await copyOf(stored.map((row) => row.id));
+      if (copy) {
+        otlpCopyRowsPerSecond.push(copy.rowsPerSecond);
+        const row = { run: `COPY of those rows #${round}`, rows: copy.rows, "rows/s": Math.round(copy.rowsPerSecond), "ms": Math.round(copy.ms), MB: +(copy.bytes / 1e6).toFixed(1), load: copy.load };
+        rows.push(row);
+        console.log(JSON.stringify(row));
+      }
     }
     const otlpRate = otlpRecordsPerSecond.reduce((a, b) => a + b, 0) / otlpRecordsPerSecond.length;
+    const otlpCopyRate = otlpCopyRowsPerSecond.length ? otlpCopyRowsPerSecond.reduce((a, b) => a + b, 0) / otlpCopyRowsPerSecond.length : NaN;
 
     console.log("");
     console.table(rows);
@@ -445,7 +460,7 @@ async function main() {
     console.log(`\nratios (means of ${ROUNDS} rounds; load now ${load()}):`);
     for (const [name, value, target] of ratios) console.log(`${value >= target ? "PASS" : "MISS"}  ${name}: ${value.toFixed(2)} (target >= ${target})`);
     if (runs("batch")) console.log(`      batches ${Math.round(batchRate).toLocaleString("en-US")} events/s, COPY ${Math.round(copyRate).toLocaleString("en-US")} rows/s`);
-    if (runs("otlp")) console.log(`      OTLP ${Math.round(otlpRate).toLocaleString("en-US")} records/s`);
+    if (runs("otlp")) console.log(`      OTLP ${Math.round(otlpRate).toLocaleString("en-US")} records/s (${(otlpRate / otlpCopyRate).toFixed(2)} of a COPY of the same rows, ${Math.round(otlpCopyRate).toLocaleString("en-US")} rows/s)`);
     const checks = [
       ...(runs("single")
         ? ([
@@ -484,7 +499,7 @@ async function main() {
     fs.mkdirSync(path.join(ROOT, "bench-results"), { recursive: true });
     fs.writeFileSync(
       path.join(ROOT, "bench-results", `ingest-${Date.now()}.json`),
-      JSON.stringify({ prefilled: Number(prefilledRows), duration: DURATION, rounds: ROUNDS, rows, results, batchRate, copyRate, otlpRate, ratios, steadiness, checks, countProblems }, null, 2),
+      JSON.stringify({ prefilled: Number(prefilledRows), duration: DURATION, rounds: ROUNDS, rows, results, batchRate, copyRate, otlpRate, otlpCopyRate, ratios, steadiness, checks, countProblems }, null, 2),
     );
   } finally {
     stopServer();
