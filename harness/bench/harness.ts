@@ -173,6 +173,8 @@ export type WrkResult = {
   max: number;
   non2xx: number;
   errors: number;
+  /** wrk's socket errors by kind ("connect 0, read 2, write 0, timeout 0"), when there were any. */
+  errorKinds?: string;
   cpuMsPerRequest: number;
   /** The load generator's own CPU per request. */
   wrkCpuMsPerRequest: number;
@@ -196,11 +198,12 @@ function toMs(value: string): number {
  */
 export const OPENING_PAUSE_MS = process.env.BENCH_OPEN_UNDER_LOAD === "1" ? 0 : 300;
 
-/** `script` (or none) with wrk's delay() pausing the first request of each of `connections` connections. */
+/** `script` (or none) with wrk's delay() pausing the first request of each of a thread's `connections` connections. */
 function withOpeningPause(connections: number, script?: string): string | undefined {
   if (OPENING_PAUSE_MS === 0) return script;
-  // One thread (-t1): the first `connections` calls of delay() are the
-  // connections' first requests, all made before any answer can arrive.
+  // Each thread has its own script state: the first `connections` calls of
+  // its delay() are its connections' first requests, all made before any
+  // answer can arrive.
   const prelude = `
 local unopened = ${connections}
 function delay()
@@ -213,10 +216,15 @@ end
   return file;
 }
 
-/** One wrk run (one thread, so the load generator takes as little CPU as it can). */
-export async function wrk(server: Server, opts: { path: string; connections: number; seconds: number; script?: string }): Promise<WrkResult> {
-  const args = ["-t1", `-c${opts.connections}`, `-d${opts.seconds}s`, "--latency", "--timeout", "10s"];
-  const script = withOpeningPause(opts.connections, opts.script);
+/**
+ * One wrk run: one thread, so the load generator takes as little CPU as it
+ * can, unless `threads` (connections a multiple of it) says otherwise; a
+ * script that must tell its connections apart runs one per thread.
+ */
+export async function wrk(server: Server, opts: { path: string; connections: number; seconds: number; script?: string; threads?: number }): Promise<WrkResult> {
+  const threads = opts.threads ?? 1;
+  const args = [`-t${threads}`, `-c${opts.connections}`, `-d${opts.seconds}s`, "--latency", "--timeout", "10s"];
+  const script = withOpeningPause(Math.ceil(opts.connections / threads), opts.script);
   if (script) args.push("-s", script);
   args.push(`${server.base}${opts.path}`);
   const cpuBefore = server.cpuMs();
@@ -244,6 +252,7 @@ export async function wrk(server: Server, opts: { path: string; connections: num
     max: toMs(/Latency\s+\S+\s+\S+\s+(\S+)/.exec(out)?.[1] ?? "NaN"),
     non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0),
     errors: errorsLine ? errorsLine.slice(1).reduce((n, v) => n + Number(v), 0) : 0,
+    ...(errorsLine ? { errorKinds: errorsLine[0].replace("Socket errors: ", "") } : {}),
     cpuMsPerRequest: requests > 0 ? cpu / requests : NaN,
     wrkCpuMsPerRequest: requests > 0 ? childCpuMs(out) / requests : NaN,
   };

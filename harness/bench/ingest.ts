@@ -18,8 +18,15 @@
  *      2); then POST /api/events/batch (100 events) at 16, BENCH_ROUNDS
  *      times, each followed by a COPY of the rows it stored into a scratch
  *      table of the events table's shape (the physical limit of writing
- *      those rows);
- *   4. after each run: every 200/201 answer has its row; issue totals,
+ *      those rows); then POST /v1/logs, OTLP/HTTP protobuf of 100 log
+ *      records (one service's application logs, a tenth of them exceptions;
+ *      harness/bench/otlp-logs.ts) at 16, BENCH_ROUNDS times, each followed
+ *      by a COPY of the rows it stored;
+ *      BENCH_ROUNDS_ONLY (a comma-separated list of single, batch, otlp)
+ *      runs only those;
+ *   4. after each run: every 200/201 answer has its row (an OTLP request's
+ *      every record, by an attribute naming it; a refused request's none);
+ *      issue totals,
  *      per-minute, per-hour and per-day counts equal the stored events, and
  *      the tag counts (per hour and per day) the events' tags; then the
  *      ratios against the targets. The machine's load (/proc/loadavg) is
@@ -32,6 +39,7 @@ import path from "node:path";
 import pg from "pg";
 import { v7 as uuidv7 } from "uuid";
 import { buildApp, checkpoint, cloneSeeded, progress, ROOT, schemaTag, startServer, wrk, type WrkResult, useDatabase } from "@/harness/bench/harness";
+import { OTLP_RECORD_ATTRIBUTE, OTLP_TAG_KEYS, prepareOtlpRequests } from "@/harness/bench/otlp-logs";
 import { prepareRequests, SDK_EVENT_TAG_KEYS, type RequestKind } from "@/harness/bench/sdk-events";
 import { ingestTemplateName, sampler } from "@/harness/bench/workload";
 
@@ -40,6 +48,13 @@ const PORT = Number(process.env.BENCH_PORT ?? 3100);
 const PREFILL = Number(process.env.BENCH_PREFILL ?? 1_000_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const build = !process.argv.includes("--no-build");
+/** The rounds to run: single (live, native and envelope at c16 and c64), batch (batches and their COPY), otlp. */
+const ROUND_KINDS = ["single", "batch", "otlp"] as const;
+const ONLY = (process.env.BENCH_ROUNDS_ONLY ?? ROUND_KINDS.join(",")).split(",").map((k) => k.trim()).filter(Boolean);
+for (const k of ONLY) if (!(ROUND_KINDS as readonly string[]).includes(k)) throw new Error(`BENCH_ROUNDS_ONLY: unknown round "${k}" (one or more of ${ROUND_KINDS.join(", ")})`);
+const runs = (kind: (typeof ROUND_KINDS)[number]) => ONLY.includes(kind);
+/** The tags the checks compare with the events that have them: the SDK events' and the OTLP records'. */
+const TAG_KEYS = [...new Set([...SDK_EVENT_TAG_KEYS, ...OTLP_TAG_KEYS])];
 
 process.env.TELLTALE_SECRET ??= "bench-secret-bench-secret-bench-secret-0123";
 process.env.TELLTALE_LOG ??= "silent";
@@ -140,18 +155,24 @@ async function main() {
       });
       return { ...r, madeAt };
     };
+    const otlpRequests = async () => {
+      const madeAt = new Date();
+      const dir = fs.mkdtempSync(path.join(workDir, "otlp-"));
+      return { ...(await prepareOtlpRequests(dir, { projectId: prefilled.id, apiKey, count: 40, batch: 100, seed: seedNumber++ * 7919 + Date.now() })), madeAt };
+    };
 
     // Warm-up: JIT, the pool, route compilation. On the prefilled project:
     // a new project's first thousand issues would set off a storm of alert
     // mails (and their retries, with no mail server here) that ran on into
     // the first measured run, a startup cost rather than ingestion's.
     await wrk(server, { path: "/api/health/live", connections: 8, seconds: 5 });
-    for (const kind of ["native", "envelope"] as const) await wrk(server, { path: "/", connections: 8, seconds: 5, script: (await requests(kind)).script });
+    if (runs("single") || runs("batch")) for (const kind of ["native", "envelope"] as const) await wrk(server, { path: "/", connections: 8, seconds: 5, script: (await requests(kind)).script });
+    if (runs("otlp")) await wrk(server, { path: "/", connections: 8, threads: 8, seconds: 5, script: (await otlpRequests()).script });
     await checkpoint();
 
     const rows: Record<string, unknown>[] = [];
     const report = (name: string, r: WrkResult, loadAvg: string, extra: Record<string, unknown> = {}) => {
-      const row = { run: name, "req/s": Math.round(r.rps), "p50 ms": r.p50, "p90 ms": r.p90, "p99 ms": r.p99, "max ms": r.max, "non-2xx": r.non2xx, errors: r.errors, "server CPU ms/req": r.cpuMsPerRequest.toFixed(2), "wrk CPU ms/req": r.wrkCpuMsPerRequest.toFixed(2), load: loadAvg, ...extra };
+      const row = { run: name, "req/s": Math.round(r.rps), "p50 ms": r.p50, "p90 ms": r.p90, "p99 ms": r.p99, "max ms": r.max, "non-2xx": r.non2xx, errors: r.errors, ...(r.errorKinds ? { "error kinds": r.errorKinds } : {}), "server CPU ms/req": r.cpuMsPerRequest.toFixed(2), "wrk CPU ms/req": r.wrkCpuMsPerRequest.toFixed(2), load: loadAvg, ...extra };
       rows.push(row);
       console.log(JSON.stringify(row));
     };
@@ -241,9 +262,9 @@ async function main() {
       const [events] = (
         await client.query<Record<string, string>>(
           `SELECT count(release) AS release, count(environment) AS environment, count(user_info) AS "user",
-                  ${SDK_EVENT_TAG_KEYS.map((k, i) => `count(*) FILTER (WHERE tags ? $${i + 2}) AS "${k}"`).join(", ")}
+                  ${TAG_KEYS.map((k, i) => `count(*) FILTER (WHERE tags ? $${i + 2}) AS "${k}"`).join(", ")}
            FROM events WHERE project_id = $1`,
-          [prefilled.id, ...SDK_EVENT_TAG_KEYS],
+          [prefilled.id, ...TAG_KEYS],
         )
       ).rows;
       const problems: string[] = [];
@@ -277,6 +298,50 @@ async function main() {
       return { r, check };
     }
 
+    /**
+     * Every record of every request answered 200 has its row, once, and a
+     * refused request's records none: the records are found by the
+     * attribute naming them (the run's salt, the request, the record), and
+     * a partialSuccess answer (hex) lets that many of its request's
+     * records be missing. Requests wrk had in flight when it stopped have
+     * no answer: their rows are counted, not judged.
+     */
+    async function unstoredOtlpRecords(req: Awaited<ReturnType<typeof otlpRequests>>): Promise<{ acknowledged: number; records: number; missing: number; duplicated: number; refusedStored: number; partial: number; unanswered: number }> {
+      const acknowledged = new Map<string, number>();
+      let partial = 0;
+      for (const line of lines(req.idsDir, "ids-")) {
+        const [id, hex] = line.split(" ");
+        let rejected = 0;
+        if (hex) {
+          partial++;
+          const { ExportLogsServiceResponse } = await import("@/lib/otlp/proto");
+          const answer = ExportLogsServiceResponse.toObject(ExportLogsServiceResponse.decode(Buffer.from(hex, "hex")), { longs: Number }) as { partialSuccess?: { rejectedLogRecords?: number } };
+          rejected = answer.partialSuccess?.rejectedLogRecords ?? 0;
+        }
+        acknowledged.set(id!, 100 - rejected);
+      }
+      const refused = new Set(lines(req.idsDir, "refused-"));
+      const { rows: stored } = await pool.query<{ request: string; n: string; distinct: string }>(
+        `SELECT left(context -> 'attributes' ->> '${OTLP_RECORD_ATTRIBUTE}', 24) AS request, count(*) AS n, count(DISTINCT context -> 'attributes' ->> '${OTLP_RECORD_ATTRIBUTE}') AS distinct
+         FROM events WHERE project_id = $1 AND occurred_at >= $2 AND left(context -> 'attributes' ->> '${OTLP_RECORD_ATTRIBUTE}', 8) = $3
+         GROUP BY 1`,
+        [prefilled.id, new Date(req.madeAt.getTime() - 60_000), req.salt],
+      );
+      const byRequest = new Map(stored.map((r) => [r.request, { n: Number(r.n), distinct: Number(r.distinct) }]));
+      let missing = 0;
+      let duplicated = 0;
+      let refusedStored = 0;
+      let unanswered = 0;
+      for (const [id, expected] of acknowledged) missing += Math.max(0, expected - (byRequest.get(id)?.distinct ?? 0));
+      for (const [id, { n, distinct }] of byRequest) {
+        duplicated += n - distinct;
+        if (refused.has(id)) refusedStored += n;
+        else if (!acknowledged.has(id)) unanswered += n;
+      }
+      const records = [...acknowledged.values()].reduce((a, b) => a + b, 0);
+      return { acknowledged: acknowledged.size, records, missing, duplicated, refusedStored, partial, unanswered };
+    }
+
     // The routes take turns, ROUNDS times each: on a small shared machine
     // one run's speed differs from the next, so a single pair would compare
     // two different moments (docs/performance.md, "How the benchmarks
@@ -291,7 +356,7 @@ async function main() {
       const m = values.reduce((a, v) => a + v, 0) / values.length;
       return Math.sqrt(values.reduce((a, v) => a + (v - m) ** 2, 0) / (values.length - 1)) / m;
     };
-    for (const c of [16, 64]) {
+    for (const c of runs("single") ? [16, 64] : []) {
       const live: WrkResult[] = [];
       const native: WrkResult[] = [];
       const envelope: WrkResult[] = [];
@@ -319,7 +384,7 @@ async function main() {
     // written by PostgreSQL alone, on the same machine at about the same moment.
     const batchEventsPerSecond: number[] = [];
     const copyRowsPerSecond: number[] = [];
-    for (let round = 1; round <= ROUNDS; round++) {
+    for (let round = 1; round <= (runs("batch") ? ROUNDS : 0); round++) {
       const b = await measure("batch", 16, `POST /api/events/batch (100/req) c16 #${round}`);
       lost += b.check.missing;
       batchEventsPerSecond.push(b.r.rps * 100);
@@ -334,29 +399,88 @@ async function main() {
     const batchRate = batchEventsPerSecond.reduce((a, b) => a + b, 0) / batchEventsPerSecond.length;
     const copyRate = copyRowsPerSecond.length ? copyRowsPerSecond.reduce((a, b) => a + b, 0) / copyRowsPerSecond.length : NaN;
 
+    // OTLP logs: wrk runs one connection per thread, so that each answer
+    // is known to be its thread's last request's.
+    const otlpRecordsPerSecond: number[] = [];
+    const otlpCopyRowsPerSecond: number[] = [];
+    let otlpUnstored = 0;
+    for (let round = 1; round <= (runs("otlp") ? ROUNDS : 0); round++) {
+      const name = `POST /v1/logs (protobuf, 100/req) c16 #${round}`;
+      const req = await otlpRequests();
+      const loadAvg = load();
+      const r = await wrk(server, { path: "/", connections: 16, threads: 16, seconds: DURATION, script: req.script });
+      await settled();
+      const check = await unstoredOtlpRecords(req);
+      otlpUnstored += check.missing + check.duplicated + check.refusedStored;
+      otlpRecordsPerSecond.push(r.rps * 100);
+      report(name, r, loadAvg, {
+        "body B": req.bodyBytes,
+        "records/s": Math.round(r.rps * 100),
+        "200 answers": check.acknowledged,
+        "records acknowledged": check.records,
+        "without a row": check.missing,
+        "stored twice": check.duplicated,
+        "refused but stored": check.refusedStored,
+        ...(check.partial ? { partialSuccess: check.partial } : {}),
+        "rows of unanswered requests": check.unanswered,
+        ...(failures(req.idsDir) ? { failures: failures(req.idsDir) } : {}),
+        counts: await verifyCounts(name),
+      });
+      // As after a batch run: the same rows written by COPY alone.
+      const { rows: stored } = await pool.query<{ id: string }>(
+        `SELECT id FROM events WHERE project_id = $1 AND occurred_at >= $2 AND left(context -> 'attributes' ->> '${OTLP_RECORD_ATTRIBUTE}', 8) = $3`,
+        [prefilled.id, new Date(req.madeAt.getTime() - 60_000), req.salt],
+      );
+      const copy = await copyOf(stored.map((row) => row.id));
+      if (copy) {
+        otlpCopyRowsPerSecond.push(copy.rowsPerSecond);
+        const row = { run: `COPY of those rows #${round}`, rows: copy.rows, "rows/s": Math.round(copy.rowsPerSecond), "ms": Math.round(copy.ms), MB: +(copy.bytes / 1e6).toFixed(1), load: copy.load };
+        rows.push(row);
+        console.log(JSON.stringify(row));
+      }
+    }
+    const otlpRate = otlpRecordsPerSecond.reduce((a, b) => a + b, 0) / otlpRecordsPerSecond.length;
+    const otlpCopyRate = otlpCopyRowsPerSecond.length ? otlpCopyRowsPerSecond.reduce((a, b) => a + b, 0) / otlpCopyRowsPerSecond.length : NaN;
+
     console.log("");
     console.table(rows);
     const ratio = (a: number, b: number) => a / b;
     const ratios = [
-      ["native single ingest / no-database route, c16", ratio(results.native16!.rps, results.live16!.rps), 0.8],
-      ["native single ingest / no-database route, c64", ratio(results.native64!.rps, results.live64!.rps), 0.8],
-      ["envelope route / native route, c16", ratio(results.envelope16!.rps, results.native16!.rps), 0.8],
-      ["envelope route / native route, c64", ratio(results.envelope64!.rps, results.native64!.rps), 0.8],
-      ["batches (100/req) / COPY of the same rows", ratio(batchRate, copyRate), 0.75],
-    ] as const;
+      ...(runs("single")
+        ? ([
+            ["native single ingest / no-database route, c16", ratio(results.native16!.rps, results.live16!.rps), 0.8],
+            ["native single ingest / no-database route, c64", ratio(results.native64!.rps, results.live64!.rps), 0.8],
+            ["envelope route / native route, c16", ratio(results.envelope16!.rps, results.native16!.rps), 0.8],
+            ["envelope route / native route, c64", ratio(results.envelope64!.rps, results.native64!.rps), 0.8],
+          ] as const)
+        : []),
+      ...(runs("batch") ? ([["batches (100/req) / COPY of the same rows", ratio(batchRate, copyRate), 0.75]] as const) : []),
+      ...(runs("otlp") ? ([["OTLP protobuf (100 records/req) / 20,000 records/s", ratio(otlpRate, 20_000), 1]] as const) : []),
+    ];
     console.log(`\nratios (means of ${ROUNDS} rounds; load now ${load()}):`);
     for (const [name, value, target] of ratios) console.log(`${value >= target ? "PASS" : "MISS"}  ${name}: ${value.toFixed(2)} (target >= ${target})`);
-    console.log(`      batches ${Math.round(batchRate).toLocaleString("en-US")} events/s, COPY ${Math.round(copyRate).toLocaleString("en-US")} rows/s`);
+    if (runs("batch")) console.log(`      batches ${Math.round(batchRate).toLocaleString("en-US")} events/s, COPY ${Math.round(copyRate).toLocaleString("en-US")} rows/s`);
+    if (runs("otlp")) console.log(`      OTLP ${Math.round(otlpRate).toLocaleString("en-US")} records/s (${(otlpRate / otlpCopyRate).toFixed(2)} of a COPY of the same rows, ${Math.round(otlpCopyRate).toLocaleString("en-US")} rows/s)`);
     const checks = [
-      ["native p99 < 50 ms at c16 (worst round)", results.native16!.p99 < 50],
-      ["native p99 < 150 ms at c64 (worst round)", results.native64!.p99 < 150],
-      ["envelope p99 < 50 ms at c16 (worst round)", results.envelope16!.p99 < 50],
-      ["envelope p99 < 150 ms at c64 (worst round)", results.envelope64!.p99 < 150],
-      ["batches >= 20,000 events/s", batchRate >= 20_000],
+      ...(runs("single")
+        ? ([
+            ["native p99 < 50 ms at c16 (worst round)", results.native16!.p99 < 50],
+            ["native p99 < 150 ms at c64 (worst round)", results.native64!.p99 < 150],
+            ["envelope p99 < 50 ms at c16 (worst round)", results.envelope16!.p99 < 50],
+            ["envelope p99 < 150 ms at c64 (worst round)", results.envelope64!.p99 < 150],
+          ] as const)
+        : []),
+      ...(runs("batch") ? ([["batches >= 20,000 events/s", batchRate >= 20_000]] as const) : []),
+      ...(runs("otlp")
+        ? ([
+            ["OTLP >= 20,000 records/s", otlpRate >= 20_000],
+            ["every record of every OTLP 200 has its row, once; refused requests' none", otlpUnstored === 0],
+          ] as const)
+        : []),
       ["zero non-2xx and socket errors", rows.every((r) => !r["non-2xx"] && !r.errors)],
       ["every 200/201 has its row", lost === 0],
       ["issue, minute, hour, day and tag counts exact after every run", countProblems.length === 0],
-    ] as const;
+    ];
     for (const [name, ok] of checks) console.log(`${ok ? "PASS" : "MISS"}  ${name}`);
     for (const p of countProblems) console.log(`      ${p}`);
     // On a shared machine the same code's speed moves between rounds; a
@@ -375,7 +499,7 @@ async function main() {
     fs.mkdirSync(path.join(ROOT, "bench-results"), { recursive: true });
     fs.writeFileSync(
       path.join(ROOT, "bench-results", `ingest-${Date.now()}.json`),
-      JSON.stringify({ prefilled: Number(prefilledRows), duration: DURATION, rounds: ROUNDS, rows, results, batchRate, copyRate, ratios, steadiness, checks, countProblems }, null, 2),
+      JSON.stringify({ prefilled: Number(prefilledRows), duration: DURATION, rounds: ROUNDS, rows, results, batchRate, copyRate, otlpRate, otlpCopyRate, ratios, steadiness, checks, countProblems }, null, 2),
     );
   } finally {
     stopServer();

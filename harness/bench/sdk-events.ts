@@ -16,8 +16,9 @@ import { sampler, templates } from "@/harness/bench/workload";
 /** In an envelope, the place of its event_id: wrk's script puts a new id there for each request. */
 export const EVENT_ID_PLACEHOLDER = "EVENTIDXXXXXXXXXXXXXXXXXXXXXXXXX";
 
-const SERVICES = ["checkout", "billing", "search", "auth", "catalog", "shipping", "notifications", "inventory", "reports", "gateway"];
-const LIBRARY_FRAMES: [string, string][] = [
+/** The services (and their library frames) the events come from; the OTLP round's logs too (harness/bench/otlp-logs.ts). */
+export const SERVICES = ["checkout", "billing", "search", "auth", "catalog", "shipping", "notifications", "inventory", "reports", "gateway"];
+export const LIBRARY_FRAMES: [string, string][] = [
   ["node:internal/process/task_queues", "processTicksAndRejections"],
   ["/app/node_modules/express/lib/router/layer.js", "Layer.handle [as handle_request]"],
   ["/app/node_modules/express/lib/router/route.js", "next"],
