@@ -128,7 +128,7 @@ function toIssueView(row: IssueRecord, since: Date, sparkline: number[]): IssueV
 async function sparklines(
   projectId: string,
   issueIds: string[],
-  { start, end, bucketMs, buckets }: { start: Date; end: Date; bucketMs: number; buckets: number },
+  { start, bucketMs, buckets }: { start: Date; bucketMs: number; buckets: number },
 ): Promise<Map<string, number[]>> {
   const out = new Map(issueIds.map((id) => [id, new Array<number>(buckets).fill(0)]));
   if (issueIds.length === 0) return out;

@@ -12,6 +12,7 @@ import {
   MAX_USER_FIELD_CHARS,
   type EventUser,
 } from "@/lib/sentry/types";
+import { plural } from "@/lib/text/plural";
 
 /**
  * The contract's fields from what Sentry SDKs send: each reader takes any
@@ -130,7 +131,7 @@ export function mapTags(value: unknown, notes: Notes): { tags: Record<string, st
   if (badKeys) notes.push(`tags: ${badKeys} dropped (key empty or longer than ${MAX_TAG_KEY_CHARS} characters)`);
   if (badValues) notes.push(`tags: ${badValues} dropped (value empty, null or not text)`);
   if (overflow) notes.push(`tags: ${overflow} dropped (more than ${MAX_TAGS})`);
-  if (truncated) notes.push(`tags: ${truncated} value${truncated === 1 ? "" : "s"} truncated to ${MAX_TAG_VALUE_CHARS} characters`);
+  if (truncated) notes.push(`tags: ${plural(truncated, "value")} truncated to ${MAX_TAG_VALUE_CHARS} characters`);
   return { tags: kept > 0 ? tags : null, dropped: Object.keys(dropped).length > 0 ? dropped : null };
 }
 

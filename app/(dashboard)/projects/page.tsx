@@ -10,7 +10,7 @@ import { ActionButton } from "@/components/action-button";
 import { listPendingInvitationsForUser } from "@/lib/invitations/service";
 import { maskApiKey } from "@/lib/keys/format";
 import { listProjectsForUser } from "@/lib/projects/service";
-import { requireUser } from "../session";
+import { requireUser } from "@/app/(dashboard)/session";
 import { acceptInvitationByIdAction, createProjectAction, revealKeyAction, rotateKeyAction } from "./actions";
 
 export const metadata: Metadata = { title: "Projects" };

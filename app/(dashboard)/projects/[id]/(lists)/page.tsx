@@ -12,10 +12,10 @@ import { AppError } from "@/lib/http/errors";
 import { ISSUE_STATUSES } from "@/lib/issues/filters";
 import { listProjectIssues } from "@/lib/issues/service";
 import type { ProjectAccess } from "@/lib/auth/access";
-import { projectAccess, siteOrigin } from "../../../session";
-import { revealKeyAction } from "../../actions";
-import { setIssueStatusAction } from "../actions";
-import { DEFAULT_RANGE, issueQueryString, parseIssueQuery, RANGE_PHRASES, RANGES, type IssueQuery } from "../filters";
+import { projectAccess, siteOrigin } from "@/app/(dashboard)/session";
+import { revealKeyAction } from "@/app/(dashboard)/projects/actions";
+import { setIssueStatusAction } from "@/app/(dashboard)/projects/[id]/actions";
+import { DEFAULT_RANGE, issueQueryString, parseIssueQuery, RANGE_PHRASES, RANGES, type IssueQuery } from "@/app/(dashboard)/projects/[id]/filters";
 
 type Props = { params: Promise<{ id: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
 

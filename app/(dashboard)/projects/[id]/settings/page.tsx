@@ -8,7 +8,7 @@ import { listAlertDeliveries } from "@/lib/alerts/deliveries";
 import { listAlertRules } from "@/lib/alerts/rules";
 import { listProjectInvitations, type ProjectInvitation } from "@/lib/invitations/service";
 import { listMembers } from "@/lib/projects/members";
-import { projectAccess } from "../../../session";
+import { projectAccess } from "@/app/(dashboard)/session";
 import { createAlertRuleAction, deleteAlertRuleAction, resumeAlertRuleAction, sendTestAlertAction } from "./alert-actions";
 import { deleteProjectAction, inviteAction, removeMemberAction, revokeInvitationAction } from "./actions";
 

@@ -18,9 +18,9 @@ import { listProjectEvents } from "@/lib/events/list";
 import { AppError } from "@/lib/http/errors";
 import { issueParamsSchema } from "@/lib/issues/filters";
 import { getProjectIssue } from "@/lib/issues/service";
-import { projectAccess } from "../../../../session";
-import { setIssueStatusAction } from "../../actions";
-import { DEFAULT_RANGE, eventPageCursor, issuePeriod, RANGE_PHRASES, RANGES, type Range } from "../../filters";
+import { projectAccess } from "@/app/(dashboard)/session";
+import { setIssueStatusAction } from "@/app/(dashboard)/projects/[id]/actions";
+import { DEFAULT_RANGE, eventPageCursor, issuePeriod, RANGE_PHRASES, RANGES, type Range } from "@/app/(dashboard)/projects/[id]/filters";
 
 type SearchParams = Record<string, string | string[] | undefined>;
 type Props = { params: Promise<{ id: string; issueId: string }>; searchParams: Promise<SearchParams> };
