@@ -1,6 +1,6 @@
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
-import { Prisma, PrismaClient } from "./generated/client.ts";
+import { PrismaClient } from "./generated/client.ts";
 import { settings } from "@/lib/config/settings";
 
 export { Prisma } from "./generated/client.ts";
@@ -136,16 +136,6 @@ export const prisma: PrismaClient = new Proxy({} as PrismaClient, {
 /** The pg pool under Prisma, for the health check and COPY-style bulk paths. */
 export function dbPool(): pg.Pool {
   return db().pool;
-}
-
-/**
- * Rows of a raw query (Prisma.sql) through node-postgres, without Prisma's
- * per-value mapping: for results of thousands of rows (a summary's counts
- * per issue), where that mapping cost more than the query. int8 and numeric
- * columns arrive as strings, timestamptz as Date.
- */
-export async function queryRows<R extends pg.QueryResultRow>(query: Prisma.Sql): Promise<R[]> {
-  return (await dbPool().query<R>(query.text, query.values)).rows;
 }
 
 export async function disconnectDb(): Promise<void> {

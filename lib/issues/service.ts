@@ -1,5 +1,4 @@
-import { sql, type RawBuilder } from "kysely";
-import type { Prisma } from "@/lib/db/client";
+import { sql } from "kysely";
 import { sqlDb } from "@/lib/db/sql";
 import { assertSupportedTimes, escapeLike, ilike } from "@/lib/events/list";
 import type { EventLevel } from "@/lib/events/schema";
@@ -12,7 +11,7 @@ import {
   type IssueStatus,
 } from "@/lib/issues/filters";
 import { bucketCounts } from "@/lib/issues/bucket-counts";
-import { windowCountsSql, type WindowOptions } from "@/lib/issues/window-counts";
+import { windowCountsQuery } from "@/lib/issues/window-counts";
 import type { ProjectAccess } from "@/lib/auth/access";
 
 /** An issue as the API and the dashboard show it (times in ISO 8601, from the events' time). */
@@ -149,20 +148,6 @@ async function sparklines(
 const ISSUE_COLUMNS = ["i.project_id", "i.level", "i.title", "i.sample_message", "i.first_seen", "i.last_seen", "i.count", "i.status", "i.regressed_at"] as const;
 
 /**
- * The window's counts (rows issue_id, level, n) as a subquery.
- * lib/issues/window-counts.ts still builds them as Prisma SQL: carried over
- * with the same text and parameters until it gives a Kysely query.
- */
-function windowCounts(options: WindowOptions): RawBuilder<{ issue_id: string; level: EventLevel; n: number }> {
-  return fromPrismaSql(windowCountsSql(options));
-}
-
-function fromPrismaSql<T>(fragment: Prisma.Sql): RawBuilder<T> {
-  const parts = fragment.strings.map((text, i) => (i < fragment.values.length ? sql`${sql.raw(text)}${fragment.values[i]}` : sql.raw(text)));
-  return sql<T>`${sql.join(parts, sql.raw(""))}`;
-}
-
-/**
  * A page of the project's issues that had events in the window (default the
  * last 24 hours), with their exact window counts, new and regressed flags and
  * a sparkline. Keyset pagination on the sort key and the id.
@@ -185,7 +170,7 @@ export async function listProjectIssues(
       (cte) => cte("win").materialized(),
       (db) =>
         db
-          .selectFrom(windowCounts({ projectIds: [access.projectId], since: window.since, until: window.until }).as("p"))
+          .selectFrom(windowCountsQuery({ projectIds: [access.projectId], since: window.since, until: window.until }).as("p"))
           .select((eb) => ["p.issue_id", eb.cast<string>(eb.fn.sum("p.n"), "bigint").as("window_count")])
           .groupBy("p.issue_id")
           .having((eb) => eb(eb.fn.sum("p.n"), ">", sql.lit(0))),
@@ -249,7 +234,7 @@ export async function getProjectIssue(
       eb.cast<string>(eb.ref("i.id"), "text").as("id"),
       ...ISSUE_COLUMNS,
       eb
-        .selectFrom(windowCounts({ projectIds: [access.projectId], since: window.since, until: window.until, issueIds: [issueId] }).as("p"))
+        .selectFrom(windowCountsQuery({ projectIds: [access.projectId], since: window.since, until: window.until, issueIds: [issueId] }).as("p"))
         .select((eb) => eb.cast<string>(eb.fn.coalesce(eb.fn.sum("p.n"), eb.lit(0)), "bigint").as("n"))
         .$asScalar()
         .as("window_count"),

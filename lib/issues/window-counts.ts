@@ -1,5 +1,4 @@
-import { sql, type CompiledQuery, type Expression, type ExpressionBuilder, type RawBuilder, type SelectQueryBuilder, type SqlBool } from "kysely";
-import { Prisma } from "@/lib/db/client";
+import { sql, type Expression, type ExpressionBuilder, type RawBuilder, type SelectQueryBuilder, type SqlBool } from "kysely";
 import { settings } from "@/lib/config/settings";
 import { sqlDb, type DB } from "@/lib/db/sql";
 import { eventCountsQuery } from "@/lib/events/samples";
@@ -284,34 +283,4 @@ export async function dailyCountsByIssue(options: { projectIds: string[]; issueI
     .groupBy(["issue_id", "day"])
     .execute();
   return rows.map((r) => ({ issueId: r.issue_id, day: new Date(r.day), count: Number(r.n) }));
-}
-
-// --- For callers still on Prisma's raw SQL ------------------------------------
-
-/** A compiled Kysely query as a Prisma.Sql fragment with the same parameters. */
-function toPrismaSql(compiled: CompiledQuery): Prisma.Sql {
-  const parts = compiled.sql.split(/\$(\d+)/);
-  const strings: string[] = [];
-  const values: unknown[] = [];
-  for (let i = 0; i < parts.length; i += 2) {
-    strings.push(parts[i]!);
-    if (i + 1 < parts.length) values.push(compiled.parameters[Number(parts[i + 1]) - 1]);
-  }
-  return new Prisma.Sql(strings, values as Prisma.Sql["values"]);
-}
-
-/**
- * windowCountsQuery as a parenthesised Prisma.Sql subquery.
- * @deprecated for the callers not yet on Kysely (lib/issues/service.ts); use windowCountsQuery.
- */
-export function windowCountsSql(options: WindowOptions): Prisma.Sql {
-  return Prisma.sql`(${toPrismaSql(windowCountsQuery(options).compile())})`;
-}
-
-/**
- * bucketCountsQuery as Prisma.Sql (a bounded range).
- * @deprecated for the callers not yet on Kysely (lib/issues/service.ts, lib/events/histogram.ts); use bucketCountsQuery.
- */
-export function bucketCountsSql(options: Omit<BucketOptions, "end"> & { end: Date }): Prisma.Sql {
-  return toPrismaSql(bucketCountsQuery(options).compile());
 }
