@@ -108,8 +108,6 @@ export const eventInputSchema = z.strictObject(
   { error: (i) => (i.code === "unrecognized_keys" ? undefined : "Must be a JSON object (one event).") },
 );
 
-export type EventInput = z.infer<typeof eventInputSchema>;
-
 export const eventBatchSchema = z.strictObject(
   {
     events: z

@@ -11,11 +11,6 @@ const DAY = 86_400_000;
 const ceilTo = (t: number, unit: number) => Math.ceil(t / unit) * unit;
 const floorTo = (t: number, unit: number) => Math.floor(t / unit) * unit;
 
-/** The minute `t` falls in. */
-export function floorMinute(t: Date): Date {
-  return new Date(floorTo(t.getTime(), MINUTE));
-}
-
 /** A half-open range [from, to) in unix ms; `to` Infinity: no upper bound. */
 export type Range = { from: number; to: number };
 

@@ -23,7 +23,7 @@ export const projectNameSchema = z
   .refine((name) => !LINK_LIKE.test(name), "A project name cannot contain a link, a web address or an email address.");
 
 export const createProjectBodySchema = z.strictObject({ name: projectNameSchema });
-export const renameProjectBodySchema = createProjectBodySchema;
+export const renameProjectBodySchema = z.strictObject({ name: projectNameSchema });
 export const changeRoleBodySchema = z.strictObject({ role: z.enum(ROLES, { error: `role is one of: ${ROLES.join(", ")}.` }) });
 
 export const projectParamsSchema = z.object({ id: idSchema });
