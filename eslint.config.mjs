@@ -11,10 +11,18 @@ import telltale from "./tools/lint/plugin.mjs";
 const LAUNCHERS = ["ops/**", "scripts/**", "tools/**", "harness/**", "tests/**", "*.config.{ts,mts,mjs}"];
 
 const relativeParent = { group: ["../*", "../**"], message: "Import with the `@/` alias (`@/lib/...`), not `../`." };
-const pluralCopy = {
-  selector: "ConditionalExpression[test.type='BinaryExpression'][test.operator=/^[!=]==$/][test.right.value=1][consequent.value=/^s?$/][alternate.value=/^s?$/]",
-  message: "Use plural() or pluralWord() from @/lib/text/plural instead of a copy of the plural rule.",
-};
+/** The vocabulary defined once (docs/CONVENTIONS.md, "One place per concept"): no copies of it. */
+const unionOf = (...values) => `TSUnionType${values.map((v) => `:has(TSLiteralType > Literal[value='${v}'])`).join("")}`;
+const vocabulary = [
+  {
+    selector: "ConditionalExpression[test.type='BinaryExpression'][test.operator=/^[!=]==$/][test.right.value=1][consequent.value=/^s?$/][alternate.value=/^s?$/]",
+    message: "Use plural() or pluralWord() from @/lib/text/plural instead of a copy of the plural rule.",
+  },
+  { selector: unionOf("error", "warn", "info"), message: "Use EventLevel from @/lib/events/levels (the schema's enum)." },
+  { selector: "ArrayExpression:has(> Literal[value='error']):has(> Literal[value='warn']):has(> Literal[value='info'])", message: "Use EVENT_LEVELS from @/lib/events/levels (the schema's enum)." },
+  { selector: unionOf("owner", "member"), message: "Use ProjectRole from @/lib/auth/roles (the schema's enum)." },
+  { selector: unionOf("open", "resolved", "ignored"), message: "Use IssueStatus from @/lib/issues/filters (the schema's enum)." },
+];
 
 export default defineConfig([
   globalIgnores([
@@ -42,12 +50,15 @@ export default defineConfig([
       "react-hooks/purity": "off",
       // House rules.
       "no-restricted-imports": ["error", { patterns: [relativeParent] }],
-      "no-restricted-syntax": ["error", pluralCopy],
       "telltale/no-process-env": "error",
       "telltale/kebab-case-file": "error",
       "telltale/table-owner": "error",
       "telltale/no-untyped-sql": "error",
     },
+  },
+  {
+    files: ["lib/**", "app/**", "components/**"],
+    rules: { "no-restricted-syntax": ["error", ...vocabulary] },
   },
   {
     // Routes, pages and components call lib/ functions; no database access of their own.
@@ -59,7 +70,7 @@ export default defineConfig([
           { group: ["@/lib/db/*", "kysely", "kysely/*", "pg", "@prisma/*"], message: "No database access in app/ or components/: call a function of the owning lib/ module." },
         ],
       }],
-      "no-restricted-syntax": ["error", pluralCopy, { selector: "TaggedTemplateExpression[tag.name='sql']", message: "No SQL in app/ or components/: call a function of the owning lib/ module." }],
+      "no-restricted-syntax": ["error", ...vocabulary, { selector: "TaggedTemplateExpression[tag.name='sql']", message: "No SQL in app/ or components/: call a function of the owning lib/ module." }],
     },
   },
   {
@@ -78,5 +89,5 @@ export default defineConfig([
   // tests read untyped JSON and provoke errors with bare expressions;
   { files: ["tests/**"], rules: { "@typescript-eslint/no-explicit-any": "off", "@typescript-eslint/no-unused-expressions": "off" } },
   // the published client package stands alone (no `@/` alias, no settings module, its own plural).
-  { files: ["packages/**"], rules: { "no-restricted-imports": "off", "telltale/no-process-env": "off", "no-restricted-syntax": "off" } },
+  { files: ["packages/**"], rules: { "no-restricted-imports": "off", "telltale/no-process-env": "off" } },
 ]);

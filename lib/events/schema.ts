@@ -1,10 +1,10 @@
 import { z } from "zod";
 import type { FieldProblem } from "@/lib/http/errors";
 import { MAX_ID_CHARS, zodProblems } from "@/lib/http/input";
+import { EVENT_LEVELS, type EventLevel } from "@/lib/events/levels";
 import { MAX_TIME_MS, supportedTime, unixTimestampToMs } from "@/lib/events/time";
 
-export const EVENT_LEVELS = ["error", "warn", "info"] as const;
-export type EventLevel = (typeof EVENT_LEVELS)[number];
+export { EVENT_LEVELS, type EventLevel } from "@/lib/events/levels";
 
 export const MAX_MESSAGE_CHARS = 10_000;
 /** Levels a context may nest (the context object is level 1). */
