@@ -1,17 +1,19 @@
 import { createHash } from "node:crypto";
 import type { EventLevel } from "@/lib/events/schema";
-import { MAX_FINGERPRINT_PART_CHARS, MAX_FINGERPRINT_PARTS, MAX_MESSAGE_CHARS } from "@/lib/events/schema";
-import { supportedTime, unixTimestampToMs } from "@/lib/events/time";
-import { defineValue, storableText } from "@/lib/sentry/storable";
 import {
   MAX_ENVIRONMENT_CHARS,
+  MAX_FINGERPRINT_PART_CHARS,
+  MAX_FINGERPRINT_PARTS,
+  MAX_MESSAGE_CHARS,
   MAX_RELEASE_CHARS,
   MAX_TAG_KEY_CHARS,
   MAX_TAG_VALUE_CHARS,
   MAX_TAGS,
   MAX_USER_FIELD_CHARS,
-  type EventUser,
-} from "@/lib/sentry/types";
+} from "@/lib/events/schema";
+import { supportedTime, unixTimestampToMs } from "@/lib/events/time";
+import { defineValue, storableText } from "@/lib/sentry/storable";
+import type { EventUser } from "@/lib/sentry/types";
 import { plural } from "@/lib/text/plural";
 
 /**
