@@ -187,8 +187,8 @@ const FIRST_TEXTS = MAX_ISSUES_IN_FACTS + 14;
  * rankTop over the candidates, reading titles and sample messages only for
  * the issues it judges: a prefix of the rank order (rankIssues, before any
  * judgement), read for the first FIRST_TEXTS and four times as many each
- * time the judge reaches past what was read. A 7-day summary of 20 busy
- * projects ranks 4,700 issues: reading every one's text took 47 ms.
+ * time the judge reaches past what was read: reading every candidate's text
+ * was a large part of a summary's time (docs/performance.md#reads).
  */
 async function rankKept(candidates: IssueFacts[], projectIds: string[]): Promise<IssueFacts[]> {
   const order = rankIssues(candidates);

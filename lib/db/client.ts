@@ -82,8 +82,8 @@ export function statementTimeoutMs(queryTimeoutMs: number): number {
  * What every connection of the app sets first: the statement deadline, and
  * no JIT compilation or parallel workers. The dashboard's and the summary's
  * queries read a few thousand index entries each; planned as costly (wide
- * bitmap scans), PostgreSQL spent 100-200 ms compiling them or starting
- * workers, against 1-5 ms of work (npm run bench:read).
+ * bitmap scans), compiling them or starting workers took PostgreSQL far
+ * longer than the work (docs/performance.md#figures-behind-the-code).
  */
 export function sessionSettingsSql(queryTimeoutMs: number): string {
   return `SET statement_timeout = ${statementTimeoutMs(queryTimeoutMs)}; SET jit = off; SET max_parallel_workers_per_gather = 0`;

@@ -147,7 +147,7 @@ export function validateEvent(input: unknown, prefix = ""): { event?: ValidEvent
   // and JSONB cannot store U+0000, and deep nesting is an abuse vector. The
   // event object itself is level 0: a context may nest MAX_DEPTH levels.
   // Paths are built only when something is wrong: building one per field
-  // of every event took 3.5% of the server's CPU on batches.
+  // of every event showed in the CPU profile (docs/performance.md#figures-behind-the-code).
   if (hasRawProblem(input, -1)) walk(input, -1, prefix.replace(/\.$/, ""), problems);
   const parsed = eventInputSchema.safeParse(input);
   if (!parsed.success) problems.push(...zodProblems(parsed.error.issues, { prefix: prefix.replace(/\.$/, "") }));

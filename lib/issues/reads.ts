@@ -18,7 +18,7 @@ export type WindowIssueRow = {
   n: string;
   issue_level: EventLevel;
   status: IssueStatus;
-  /** Unix ms: pg parses a number much faster than a timestamp's text (docs/performance.md). */
+  /** Unix ms: pg parses a number much faster than a timestamp's text (docs/performance.md#figures-behind-the-code). */
   first_seen: number;
   last_seen: number;
   regressed_at: number | null;

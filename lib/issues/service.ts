@@ -183,8 +183,7 @@ export async function listProjectIssues(
         .where((eb) => {
           // Compared as the enums, not as text: a cast column has no
           // statistics, and the planner then expects one issue and nests the
-          // window's aggregate inside a loop over them (10 s on a
-          // 10-million-event project).
+          // window's aggregate inside a loop over them (docs/performance.md#figures-behind-the-code).
           const conditions = [eb("i.project_id", "=", access.projectId), eb("i.status", "=", eb.fn.any(eb.val(statuses)))];
           if (filters.level?.length) conditions.push(eb("i.level", "=", eb.fn.any(eb.val(filters.level))));
           if (filters.q) {

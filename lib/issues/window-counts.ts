@@ -173,10 +173,8 @@ export type WindowOptions = { projectIds: string[]; since: Date; until: Date | n
  * several per issue and level, for the caller to sum. A sum of 0 means no
  * events in the window (a piece taken away cancelled its rows). The rows
  * are not summed per table first, nor keyed by project: one aggregate over
- * uuid and enum keys does the work of two (a 7-day window of 20 busy
- * projects sums 75,000 rows: 65 ms summed per table with the text project
- * id in the keys, 45 ms like this). A caller that needs the project joins
- * the issues.
+ * uuid and enum keys does the work of two (docs/performance.md#reads). A
+ * caller that needs the project joins the issues.
  */
 export function windowCountsQuery({ projectIds, since, until, issueIds, split }: WindowOptions): SelectQueryBuilder<DB, CountTable, PieceCountRow> {
   const pieces = splitWindow(since, until, split);
