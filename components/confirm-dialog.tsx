@@ -3,6 +3,7 @@
 import { useActionState, useEffect, useId, useRef, useState } from "react";
 import type { ActionState, FormAction } from "@/components/action-state";
 import { Button, type ButtonSize, type ButtonVariant } from "@/components/button";
+import { CopyButton } from "@/components/copy-button";
 import { FormMessage } from "@/components/form-message";
 import { SubmitButton } from "@/components/submit-button";
 
@@ -77,8 +78,32 @@ function ConfirmForm({
   const inputId = useId();
 
   useEffect(() => {
-    if (state?.ok) onDone();
+    // An answer with a value to show (a new key) keeps the dialog open until Done.
+    if (state?.ok && !state.shown) onDone();
   }, [state, onDone]);
+
+  if (state?.ok && state.shown) {
+    const { label, value } = state.shown;
+    return (
+      <div className="mt-4 space-y-3">
+        <FormMessage state={state} />
+        <div className="flex flex-wrap items-center gap-2">
+          <code
+            aria-label={label}
+            className="min-w-0 flex-1 basis-64 overflow-x-auto rounded-md border border-emerald-200 bg-emerald-50 px-2.5 py-1.5 font-mono text-xs whitespace-nowrap text-zinc-900 dark:border-emerald-900 dark:bg-zinc-950 dark:text-zinc-100"
+          >
+            {value}
+          </code>
+          <CopyButton text={value} ariaLabel={`Copy ${label}`} />
+        </div>
+        <div className="flex justify-end">
+          <Button variant="primary" onClick={onDone}>
+            Done
+          </Button>
+        </div>
+      </div>
+    );
+  }
 
   return (
     <form action={formAction} className="mt-4 space-y-4">

@@ -63,6 +63,8 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
   const params = await searchParams;
   const callbackUrl = safeCallbackPath(single(params.callbackUrl));
   const error = single(params.error);
+  // An invitation's link fills in the invited address (anything else is left out).
+  const email = z.email().max(254).safeParse(single(params.email)?.trim()).data ?? "";
 
   if (!error && (await currentUser())) redirect(callbackUrl);
 
@@ -104,6 +106,7 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
             autoComplete="email"
             inputMode="email"
             autoFocus
+            defaultValue={email}
             placeholder="you@example.com"
             className={inputClass}
           />

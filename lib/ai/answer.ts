@@ -11,7 +11,9 @@
  *   that the team did not ignore) is among the items;
  * - no "no errors" / "all clear" claim while the window has errors;
  * - every number written anywhere in the answer is one the facts given to
- *   the model contain (counts, times, dates, ranks...): nothing invented.
+ *   the model contain (counts, times, dates, ranks...): nothing invented;
+ * - no item calls an issue regressed or reopened unless it is a regression
+ *   (a resolved issue's late events, dated before the fix, are not one).
  *
  * The rendered text takes each item's issue (level, title, project), count
  * and start from the facts, and the model's words only as commentary.
@@ -54,6 +56,15 @@ export type AnswerCheck = { ok: true } | { ok: false; reasons: string[] };
 const ALL_CLEAR =
   /\b(?:all[ -]clear|no (?:new )?errors?\b|zero errors|error[- ]free|without (?:any )?errors|(?:there (?:are|were) )?no (?:problems|issues|incidents|failures)\b|nothing (?:to report|wrong|broke|failed|is wrong|went wrong)|all (?:systems|services) (?:are |were )?(?:operational|healthy|normal|green|fine|ok|up)|everything (?:is |was |looks |seems )?(?:fine|ok|okay|healthy|normal|good|green|operational))/i;
 
+/** "regressed", "a regression", "reopened", "came back": said of an issue that is not a regression, false. */
+const REGRESSION_CLAIM = /\b(?:regress(?:ed|ion|ing)?|re-?opened|came back)\b/i;
+/** "not a regression", "never reopened", "no regression": the truthful thing to say of late events. */
+const NEGATED_REGRESSION = /\b(?:not|no|never|nor|without)\s+(?:\w+\s+){0,2}?(?:regress(?:ed|ion|ing)?|re-?opened|came back)\b|\b\w+n't\s+(?:\w+\s+){0,2}?(?:regress(?:ed|ion|ing)?|re-?opened|came back)\b/gi;
+
+function claimsRegression(text: string): boolean {
+  return REGRESSION_CLAIM.test(text.replace(NEGATED_REGRESSION, " "));
+}
+
 /**
  * Checks an answer against the facts the model was given. `allowedNumbers`
  * is numbersIn(the prompt the model read): a number the answer writes that
@@ -68,6 +79,7 @@ export function checkAnswer(answer: SummaryAnswer, facts: SummaryFacts, ranked: 
       continue;
     }
     if (item.count !== issue.windowCount) reasons.push(`item ${i + 1} gives rank ${item.rank} a count of ${item.count}, not ${issue.windowCount}`);
+    if (!issue.isRegression && claimsRegression(item.text)) reasons.push(`item ${i + 1} calls rank ${item.rank} regressed or reopened, which it is not`);
     if (!startMatches(item.start, issue, facts)) reasons.push(`item ${i + 1} gives rank ${item.rank} the start "${oneLine(item.start, 40)}", not its first event or reopening`);
   }
   if (facts.totals.error > 0) {

@@ -9,8 +9,8 @@
  * names, issue titles), so that text can form no link, emphasis or HTML and,
  * cut to one line, cannot break the layout.
  */
-import { totalOf, type Acceleration, type IssueFacts, type LevelCounts, type Lifetime, type ProjectFacts, type ShapeGrid, type Stop, type SummaryFacts } from "@/lib/ai/facts";
-import { CHANGE_FOLLOW_MS, changeTime, chooseLookFirst, findChanges, issueTrend, rankIssues, type LookFirst } from "@/lib/ai/rank";
+import { totalOf, type Acceleration, type IssueChanges, type IssueFacts, type LevelCounts, type Lifetime, type ProjectFacts, type ShapeGrid, type Stop, type SummaryFacts } from "@/lib/ai/facts";
+import { CHANGE_FOLLOW_MS, chooseLookFirst, findChanges, isSettled, issueTrend, nearestChanges, rankIssues, type Change, type ChangeWithFollowers, type LookFirst } from "@/lib/ai/rank";
 import type { EventLevel } from "@/lib/events/schema";
 import { formatUtc } from "@/lib/text/format-utc";
 import { plural } from "@/lib/text/plural";
@@ -64,11 +64,12 @@ export function buildDigest(facts: SummaryFacts, options: DigestOptions = {}): s
     `**Totals:** ${plural(total, "event")} (${levelList(facts.totals)}) across ${activeProjects.length === facts.projects.length ? projectsPhrase(activeProjects.length) : `${count(activeProjects.length)} of ${projectsPhrase(facts.projects.length)}`}, in ${plural(facts.issueCount, "distinct issue")}; ${count(examined)} examined in detail${limit}.`,
   );
 
-  const look = lookFirstLine(chooseLookFirst(issues, facts.projects), clock, window, facts.now);
+  const changes = findChanges(issues, facts.deploys);
+  const look = lookFirstLine(chooseLookFirst(issues, facts.projects), clock, window, facts.now, changes);
   if (look) out.push(`**Look first at:** ${look}`);
 
   const stoppedProjects = facts.projects.filter((p) => p.motion.stopped);
-  const stoppedIssues = issues.filter((i) => i.motion.stopped && i.status !== "ignored" && !stoppedProjects.some((p) => p.projectId === i.projectId));
+  const stoppedIssues = issues.filter((i) => i.motion.stopped && !isSettled(i) && !stoppedProjects.some((p) => p.projectId === i.projectId));
   if (stoppedProjects.length + stoppedIssues.length > 0) {
     out.push("", "**Stopped** (steady sources silent for longer than their usual gap):");
     const lines = [
@@ -85,6 +86,7 @@ export function buildDigest(facts: SummaryFacts, options: DigestOptions = {}): s
     out.push(`${i + 1}. ${issueLabel(issue, issue.isNew ? "new" : issue.isRegression ? "regressed" : null)}`);
     out.push(`   ${issueStats(issue, clock, window, facts.now)}`);
     if (issue.shape) out.push(`   ${shapeLine(issue.shape, facts.grid, clock)}`);
+    if (issue.changes && issue.changes.shifts.length > 0) out.push(`   ${changedLine(issue.changes, clock, window)}`);
   });
 
   // Info issues that are new are reported as changes below, not as new problems.
@@ -94,20 +96,7 @@ export function buildDigest(facts: SummaryFacts, options: DigestOptions = {}): s
   const regressions = issues.filter((i) => i.isRegression);
   out.push("", ...shortList("**Regressions:**", regressions, (i) => `${issueLabel(i)}, reopened ${clock(i.regressedAt ?? i.windowFirst)}, ${plural(i.windowCount, "event")}, ${ongoingWord(i, clock)}`));
 
-  const changes = findChanges(issues);
-  if (changes.length > 0) {
-    out.push("", "**Changes** (info issues new in this window, or back after a quiet previous one, such as deploys):");
-    for (const { change, followers } of changes.slice(0, DIGEST_LIST_ITEMS)) {
-      const latest = change.sampleMessage !== change.title ? ` (latest: ${codeSpan(change.sampleMessage, DIGEST_TEXT_CHARS)})` : "";
-      out.push(`- ${clock(changeTime(change))} in ${codeSpan(change.projectName, DIGEST_NAME_CHARS)}: ${quotedTitle(change)}${latest}`);
-      for (const { issue, afterMs } of followers.slice(0, DIGEST_LIST_ITEMS)) {
-        const what = issue.isNew ? "the new error" : "the regressed error";
-        out.push(`  - ${what} ${quotedTitle(issue)} in ${codeSpan(issue.projectName, DIGEST_NAME_CHARS)} started ${describeDelay(afterMs)} after ${quotedTitle(change)}`);
-      }
-      if (followers.length > DIGEST_LIST_ITEMS) out.push(`  - and ${count(followers.length - DIGEST_LIST_ITEMS)} more new errors within ${describeDelay(CHANGE_FOLLOW_MS)}`);
-    }
-    if (changes.length > DIGEST_LIST_ITEMS) out.push(`- and ${count(changes.length - DIGEST_LIST_ITEMS)} more`);
-  }
+  out.push(...changesSection(changes, clock));
 
   const quietOnly = quietProjects.filter((p) => !p.motion.stopped);
   out.push(...(quietOnly.length > 0 ? [""] : []), ...quietSection(quietOnly, window, clock));
@@ -125,10 +114,63 @@ export function buildDigest(facts: SummaryFacts, options: DigestOptions = {}): s
   return out.join("\n");
 }
 
+/** Changes with followers listed at most (all of them, up to this), then the others up to DIGEST_LIST_ITEMS in all. */
+const MAX_FOLLOWED_CHANGES = 10;
+
+/**
+ * Deploys and other changes, those followed by new or regressed errors
+ * first: every such one is shown (up to MAX_FOLLOWED_CHANGES), never
+ * hidden in "and N more" behind routine info lines.
+ */
+function changesSection(changes: ChangeWithFollowers[], clock: Clock): string[] {
+  if (changes.length === 0) return [];
+  const followed = changes.filter((c) => c.followers.length > 0).slice(0, MAX_FOLLOWED_CHANGES);
+  const shown = [...followed, ...changes.filter((c) => c.followers.length === 0).slice(0, Math.max(0, DIGEST_LIST_ITEMS - followed.length))];
+  const out = ["", "**Changes** (deploys: the first event of a new release; info issues new in this window or back after a quiet previous one; those followed by new errors first):"];
+  for (const { change, followers } of shown) {
+    out.push(`- ${clock(change.at)} in ${codeSpan(change.projectName, DIGEST_NAME_CHARS)}: ${changeText(change, true)}`);
+    for (const { issue, afterMs } of followers.slice(0, DIGEST_LIST_ITEMS)) {
+      const what = issue.isNew ? "the new error" : "the regressed error";
+      out.push(`  - ${what} ${quotedTitle(issue)} in ${codeSpan(issue.projectName, DIGEST_NAME_CHARS)} started ${describeDelay(afterMs)} after ${changeText(change)}`);
+    }
+    if (followers.length > DIGEST_LIST_ITEMS) out.push(`  - and ${count(followers.length - DIGEST_LIST_ITEMS)} more new errors within ${describeDelay(CHANGE_FOLLOW_MS)}`);
+  }
+  if (changes.length > shown.length) out.push(`- and ${count(changes.length - shown.length)} more`);
+  return out;
+}
+
+/** "the deploy of release `2.4.1`" or an info issue's title (with its latest message in the list). */
+function changeText(change: Change, withLatest = false): string {
+  if (change.kind === "deploy") return `the deploy of release ${codeSpan(change.deploy.release, DIGEST_NAME_CHARS)}${withLatest ? " (its first event)" : ""}`;
+  const issue = change.issue;
+  const latest = withLatest && issue.sampleMessage !== issue.title ? ` (latest: ${codeSpan(issue.sampleMessage, DIGEST_TEXT_CHARS)})` : "";
+  return `${quotedTitle(issue)}${latest}`;
+}
+
+/**
+ * "changed: `code` = `processing_error` in 140 of 200 events (none of 60
+ * before), since 07:58 UTC": the values whose share moved most, each with
+ * how it was counted (every event of both windows, the newest ones, or the
+ * tag counts since a whole hour or day).
+ */
+function changedLine(changes: IssueChanges, clock: Clock, window: WindowDescription): string {
+  const parts = changes.shifts.map((s) => {
+    const counted =
+      s.basis === "window"
+        ? [`${count(s.count)} of ${count(s.of)} events`, `${s.previousCount === 0 ? "none" : count(s.previousCount)} of ${count(s.previousOf)} before`]
+        : s.basis === "newest"
+          ? [`${count(s.count)} of its newest ${count(s.of)} events here`, `${s.previousCount === 0 ? "none" : count(s.previousCount)} of the newest ${count(s.previousOf)} in the ${window.previousLabel}`]
+          : [`${count(s.count)} of ${count(s.of)} events since ${clock(s.countedFrom!)}`, `${s.previousCount === 0 ? "none" : count(s.previousCount)} of ${count(s.previousOf)} in the ${describeSpan(s.countedFrom!.getTime() - s.previousFrom!.getTime(), true)} before`];
+    const since = s.firstAt ? `, since ${clock(s.firstAt)}` : "";
+    return `${codeSpan(s.key, DIGEST_NAME_CHARS)} = ${codeSpan(s.value, DIGEST_NAME_CHARS)} in ${counted[0]} (${counted[1]})${since}`;
+  });
+  return `changed: ${parts.join("; ")}`;
+}
+
 /** The "Look first at" line (without its label), or null when there is nothing but info. */
-function lookFirstLine(look: LookFirst, clock: Clock, window: WindowDescription, now: Date): string | null {
+function lookFirstLine(look: LookFirst, clock: Clock, window: WindowDescription, now: Date, changes: ChangeWithFollowers[]): string | null {
   const { lead, alsoTop } = look;
-  if (!lead) return look.onlyIgnored ? "nothing new: every error and warning in this window is in an issue your team ignored." : null;
+  if (!lead) return look.onlySettled ? "nothing new: every error and warning in this window is in an issue your team ignored or resolved." : null;
   let text: string;
   if (lead.kind === "project") {
     const p = lead.project;
@@ -147,7 +189,9 @@ function lookFirstLine(look: LookFirst, clock: Clock, window: WindowDescription,
               : issue.isRegression
                 ? ", regressed"
                 : `; ${trendPhrase(issue, window, clock, now)}`;
-    const when = `${plural(issue.windowCount, "event")} since ${clock(issue.windowFirst)}, ${ongoingWord(issue, clock)}${why}.`;
+    const after = nearestChanges(changes).get(issue.issueId);
+    const following = after ? `, ${describeDelay(after.afterMs)} after ${changeText(after.change)} in ${codeSpan(after.change.projectName, DIGEST_NAME_CHARS)}` : "";
+    const when = `${plural(issue.windowCount, "event")} since ${clock(issue.windowFirst)}, ${ongoingWord(issue, clock)}${why}${following}.`;
     // Text that reads like instructions is never put in the line a reader acts on first.
     text = issue.instructionLike
       ? `the ${LEVEL_WORDS[issue.level].one} in ${codeSpan(issue.projectName, DIGEST_NAME_CHARS)} listed first below (its text reads like instructions to an AI, so it is not quoted here): ${when}`
@@ -167,9 +211,22 @@ function issueStats(issue: IssueFacts, clock: Clock, window: WindowDescription, 
   const parts = [`${plural(issue.windowCount, "event")}, first ${first}, ${issue.ongoing ? `ongoing (last ${last})` : `last at ${last}`}`, trendPhrase(issue, window, clock, now)];
   if (issue.isRegression) parts.push(`reopened ${clock(issue.regressedAt ?? issue.windowFirst)}`);
   if (issue.motion.accelerating) parts.push(accelerationPhrase(issue.motion.accelerating, clock));
-  if (issue.motion.stopped) parts.push(stopPhrase(issue.motion.stopped, clock));
+  // A settled issue's silence is expected (it was fixed, or does not matter to the team).
+  if (issue.motion.stopped && !isSettled(issue)) parts.push(stopPhrase(issue.motion.stopped, clock));
   if (issue.status === "ignored") parts.push("ignored by your team (still counted)");
+  if (issue.status === "resolved" && issue.resolvedAt) parts.push(resolvedPhrase(issue, clock));
   return parts.join("; ");
+}
+
+/**
+ * "resolved at 08:20 UTC; 40 of these events are late (dated before it,
+ * arrived after it): not a regression". The ingest reopens an issue only
+ * for events dated after its resolution.
+ */
+export function resolvedPhrase(issue: IssueFacts, clock: Clock): string {
+  const base = `resolved at ${clock(issue.resolvedAt!)}`;
+  if (issue.lateCount === 0) return `${base}, not reopened`;
+  return `${base}; ${issue.lateCount === issue.windowCount ? (issue.windowCount === 1 ? "this event is" : `all ${count(issue.windowCount)} of these events are`) : `${count(issue.lateCount)} of these events are`} late (dated before it, arrived after it): not a regression`;
 }
 
 /**
@@ -251,7 +308,7 @@ function ongoingWord(issue: IssueFacts, clock: Clock): string {
 
 /** `**error** in `project` (new): `title``, marked when the text reads like instructions. */
 function issueLabel(issue: IssueFacts, tag: "new" | "regressed" | null = null): string {
-  const tags = [tag, issue.status === "ignored" ? "ignored" : null].filter(Boolean);
+  const tags = [tag, issue.status !== "open" ? issue.status : null].filter(Boolean);
   return `**${issue.level}** in ${codeSpan(issue.projectName, DIGEST_NAME_CHARS)}${tags.length > 0 ? ` (${tags.join(", ")})` : ""}: ${quotedTitle(issue)}`;
 }
 

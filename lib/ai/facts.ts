@@ -48,6 +48,49 @@ export type IssueFacts = {
   motion: Motion;
   /** For a known issue (not new): its life before this window, from the daily counts; null when not read. */
   lifetime: Lifetime | null;
+  /** When it was last resolved (null when never); with status "resolved", events dated before it are late, not a regression. */
+  resolvedAt: Date | null;
+  /** Of its events in the window, those dated before resolvedAt that arrived after it (late events); 0 when not resolved or not read. */
+  lateCount: number;
+  /** What changed inside it against the previous window (tag and context values); null for the issues not read (see lib/ai/changes.ts). */
+  changes: IssueChanges | null;
+};
+
+/** A tag or context value whose share of an issue's events moved against the previous window. */
+export type ValueShift = {
+  key: string;
+  value: string;
+  /** "tag": a tag of the event (its own tags, release, environment, the SDK's contexts); "context": a top-level value of its context. */
+  source: "tag" | "context";
+  /** Events with this value of `of` counted now, and of `previousOf` before. */
+  count: number;
+  of: number;
+  previousCount: number;
+  previousOf: number;
+  /**
+   * How they were counted: "window", every event of the window and of the
+   * previous one; "newest", the newest `of` events of each (an issue with
+   * more); "units", exactly, from the tag counts kept at ingest, since
+   * `countedFrom` (the whole hour or day the window starts in) against the
+   * same length before (from `previousFrom`).
+   */
+  basis: "window" | "newest" | "units";
+  countedFrom: Date | null;
+  previousFrom: Date | null;
+  /** Its first event in the window, when the previous window had none with it (exact; null when unknown). */
+  firstAt: Date | null;
+};
+
+/** What changed inside an issue: the values whose share moved most, largest move first. */
+export type IssueChanges = { shifts: ValueShift[] };
+
+/** The first event of a new release in a project: a deploy marker. */
+export type Deploy = {
+  projectId: string;
+  projectName: string;
+  release: string;
+  /** Its first event (occurredAt). */
+  at: Date;
 };
 
 /** The last part of the window against the rest (lib/ai/motion.ts). */
@@ -122,12 +165,16 @@ export type SummaryFacts = {
   examined: ExaminedEvent[];
   /** The buckets of every shape. */
   grid: ShapeGrid;
+  /** Releases first seen in the window, earliest first (at most MAX_DEPLOYS_IN_FACTS). */
+  deploys: Deploy[];
 };
 
 /** An issue whose last event is at most this old is "ongoing". */
 export const ONGOING_MS = 10 * 60_000;
 /** Issues carried in the facts (ranked first); the totals count all of them. */
 export const MAX_ISSUES_IN_FACTS = 50;
+/** Deploy markers carried in the facts. */
+export const MAX_DEPLOYS_IN_FACTS = 20;
 export const MESSAGE_READ_CHARS = 1_000;
 export const CONTEXT_READ_CHARS = 1_000;
 

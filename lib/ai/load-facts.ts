@@ -1,11 +1,14 @@
+import { CHANGE_READ_CAP, changeCandidates, eventInputs, readWhole, shiftsOf, SKIPPED_TAG_KEYS, tagInputs, toShift, type ShiftInput } from "@/lib/ai/changes";
 import {
   CONTEXT_READ_CHARS,
+  MAX_DEPLOYS_IN_FACTS,
   MAX_ISSUES_IN_FACTS,
   MESSAGE_READ_CHARS,
   ONGOING_MS,
   type ExaminedEvent,
   type IssueFacts,
   type LevelCounts,
+  type Deploy,
   type Motion,
   type ProjectFacts,
   type ShapeGrid,
@@ -13,14 +16,17 @@ import {
 } from "@/lib/ai/facts";
 import { lifetimeFrom, lifetimeOf, motionOf, shapeGrid } from "@/lib/ai/motion";
 import { LEVEL_ORDER, looksLikeInstructions, rankIssues, rankTop } from "@/lib/ai/rank";
-import { firstEventsSince, latestEventTimes, newestEventsOfIssues } from "@/lib/events/samples";
+import { firstEventsSince, firstEventsWithTag, lateEventCounts, latestEventTimes, newestEventsOfIssues, valueCountsOfIssues } from "@/lib/events/samples";
 import type { EventLevel } from "@/lib/events/schema";
 import { issueTexts, windowIssueRows, type WindowIssueRow } from "@/lib/issues/reads";
+import { tagValueCounts } from "@/lib/issues/tag-counts";
+import { releasesFirstSeenSince } from "@/lib/releases/reads";
 import { bucketCountsQuery, dailyCountsByIssue, windowCountsByIssue } from "@/lib/issues/window-counts";
 
 const zero = (): LevelCounts => ({ error: 0, warn: 0, info: 0 });
 const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
 const still = (): Motion => ({ accelerating: null, stopped: null });
 
 /**
@@ -119,6 +125,9 @@ export async function loadSummaryFacts(options: {
       shape: null,
       motion: still(),
       lifetime: null,
+      resolvedAt: row.resolved_at === null ? null : new Date(row.resolved_at),
+      lateCount: 0,
+      changes: null,
     };
   });
 
@@ -148,7 +157,14 @@ export async function loadSummaryFacts(options: {
   }
 
   const kept = await rankKept(candidates, projectIds);
-  const [examined] = await Promise.all([examineEvents(kept, since, limit), fillWindowFirst(kept, since), fillLifetimes(kept, projectIds, now)]);
+  const [examined, deploys] = await Promise.all([
+    examineEvents(kept, since, limit),
+    readDeploys(projectIds, names, since),
+    fillWindowFirst(kept, since),
+    fillLifetimes(kept, projectIds, now),
+    fillLateCounts(kept, since),
+    fillChanges(kept, projectIds, since, previousSince, now),
+  ]);
 
   return {
     now,
@@ -161,6 +177,7 @@ export async function loadSummaryFacts(options: {
     issueCount: candidates.length,
     examined,
     grid,
+    deploys,
   };
 }
 
@@ -277,6 +294,62 @@ async function fillShapes(issues: IssueFacts[], grid: ShapeGrid, projectIds: str
   }
 }
 
+/** Deploy markers: the releases first seen in the window. */
+async function readDeploys(projectIds: string[], names: Map<string, string>, since: Date): Promise<Deploy[]> {
+  const releases = await releasesFirstSeenSince(projectIds, since, MAX_DEPLOYS_IN_FACTS);
+  return releases.map((r) => ({ projectId: r.projectId, projectName: names.get(r.projectId) ?? r.projectId, release: r.version, at: r.firstSeen }));
+}
+
+/** Late events of the kept issues that are resolved: dated before the resolution, arrived after it. */
+async function fillLateCounts(issues: IssueFacts[], since: Date): Promise<void> {
+  const resolved = issues.filter((i) => i.status === "resolved" && i.resolvedAt !== null);
+  const late = await lateEventCounts(resolved.map((i) => ({ issueId: i.issueId, resolvedAt: i.resolvedAt! })), since);
+  for (const issue of resolved) issue.lateCount = late.get(issue.issueId) ?? 0;
+}
+
+/**
+ * What changed inside the top issues (lib/ai/changes.ts): the values of
+ * their events in this window and the previous one, every event when an
+ * issue has at most CHANGE_READ_CAP in each; an issue with more gets its
+ * tags exactly from the tag counts kept at ingest (whole hours, or days for
+ * windows of two days and more, from the one the window starts in) and its
+ * context values from its newest events. A value new in the window is
+ * dated by its first event, looked up in the hour or day the counts name.
+ */
+async function fillChanges(kept: IssueFacts[], projectIds: string[], since: Date, previousSince: Date, now: Date): Promise<void> {
+  const candidates = changeCandidates(kept);
+  if (candidates.length === 0) return;
+  const large = candidates.filter((i) => !readWhole(i));
+  const unitMs = now.getTime() - since.getTime() >= 2 * DAY_MS ? DAY_MS : HOUR_MS;
+  const countedFrom = new Date(Math.floor(since.getTime() / unitMs) * unitMs);
+  const units = Math.max(1, Math.ceil((now.getTime() - countedFrom.getTime()) / unitMs));
+  const unitsFrom = new Date(countedFrom.getTime() - units * unitMs);
+  const issueIds = large.map((i) => i.issueId);
+  const [eventCounts, tagCounts, unitTotals, previousTotals] = await Promise.all([
+    valueCountsOfIssues(candidates.map((i) => ({ issueId: i.issueId, cap: CHANGE_READ_CAP })), since, previousSince),
+    tagValueCounts({ projectIds, issueIds, unit: unitMs === DAY_MS ? "day" : "hour", from: unitsFrom, split: countedFrom, skipKeys: SKIPPED_TAG_KEYS }),
+    large.length > 0 ? windowCountsByIssue({ projectIds, issueIds, since: countedFrom, until: null }) : [],
+    large.length > 0 ? windowCountsByIssue({ projectIds, issueIds, since: unitsFrom, until: countedFrom }) : [],
+  ]);
+  const totals = (rows: { issueId: string; count: number }[]) => sumByIssue(rows);
+  const [unitCount, unitPrevious] = [totals(unitTotals), totals(previousTotals)];
+  const chosen = new Map<IssueFacts, ShiftInput[]>();
+  for (const issue of candidates) {
+    const inputs = eventInputs(issue, eventCounts);
+    if (!readWhole(issue)) {
+      inputs.push(...tagInputs(issue, tagCounts, { count: unitCount.get(issue.issueId) ?? 0, previous: unitPrevious.get(issue.issueId) ?? 0 }, countedFrom, unitsFrom));
+    }
+    chosen.set(issue, shiftsOf(inputs));
+  }
+  const probes = [...chosen.values()].flat().filter((s) => s.firstUnit !== null);
+  const issueOf = new Map([...chosen].flatMap(([issue, shifts]) => shifts.map((s) => [s, issue.issueId] as const)));
+  const firsts = await firstEventsWithTag(
+    probes.map((s) => ({ issueId: issueOf.get(s)!, key: s.key, value: s.value, from: new Date(Math.max(s.firstUnit!.getTime(), since.getTime())), to: new Date(s.firstUnit!.getTime() + unitMs) })),
+  );
+  probes.forEach((s, i) => (s.firstAt = firsts[i] ?? null));
+  for (const [issue, shifts] of chosen) issue.changes = { shifts: shifts.map(toShift) };
+}
+
 /** First seen, days active in the last 14 and the usual rate of the kept issues that are not new (at most 14 daily rows each). */
 async function fillLifetimes(issues: IssueFacts[], projectIds: string[], now: Date): Promise<void> {
   const known = issues.filter((i) => !i.isNew);
@@ -347,6 +420,7 @@ export function factsFingerprint(facts: SummaryFacts): string {
     facts.issues.map((i) => [i.issueId, i.windowCount, i.previousCount, i.lastSeen.getTime(), i.status]),
     facts.projects.map((p) => [p.projectId, total(p.window), total(p.previous)]),
     facts.examined.map((e) => e.id),
+    facts.deploys.map((d) => [d.projectId, d.release]),
   ]);
 }
 

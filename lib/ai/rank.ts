@@ -5,7 +5,7 @@
  * the facts, shared by the built-in digest and the model prompt so that both
  * state the same facts in the same order.
  */
-import type { IssueFacts, ProjectFacts } from "@/lib/ai/facts";
+import type { Deploy, IssueFacts, ProjectFacts } from "@/lib/ai/facts";
 import type { EventLevel } from "@/lib/events/schema";
 
 export const LEVEL_ORDER: Record<EventLevel, number> = { error: 0, warn: 1, info: 2 };
@@ -58,7 +58,8 @@ export function issueTrend(issue: Pick<IssueFacts, "isNew" | "windowCount" | "pr
  * outranked by a lower one, whatever its size or novelty. Within a level:
  * 1. issues whose text reads like instructions go last (no boost from being
  *    new or growing, so injected text cannot promote itself), and before
- *    them issues the team ignored (marked, never leading);
+ *    them issues the team settled: ignored (marked, never leading) or
+ *    resolved (their events here are late ones, dated before the fix);
  * 2. then by signal: new issues and regressions first, then accelerating
  *    now, then growing against the previous window, then a steady source
  *    that stopped, then the steady ones;
@@ -109,13 +110,22 @@ export function rankTop(issues: IssueFacts[], count: number, judge: (issue: Issu
   return out;
 }
 
+/**
+ * Ignored by the team, or resolved: a resolved issue with events in the
+ * window got only events the ingest did not count as a regression (late
+ * ones, dated before the fix, or of the release it was resolved in).
+ */
+export function isSettled(issue: Pick<IssueFacts, "status">): boolean {
+  return issue.status !== "open";
+}
+
 function compareIssues(a: IssueFacts, b: IssueFacts): number {
   const byLevel = LEVEL_ORDER[a.level] - LEVEL_ORDER[b.level];
   if (byLevel !== 0) return byLevel;
   if (a.instructionLike !== b.instructionLike) return a.instructionLike ? 1 : -1;
-  const aIgnored = a.status === "ignored";
-  if (aIgnored !== (b.status === "ignored")) return aIgnored ? 1 : -1;
-  if (!a.instructionLike && !aIgnored) {
+  const aSettled = isSettled(a);
+  if (aSettled !== isSettled(b)) return aSettled ? 1 : -1;
+  if (!a.instructionLike && !aSettled) {
     const bySignal = signalStrength(b) - signalStrength(a);
     if (bySignal !== 0) return bySignal;
   }
@@ -135,8 +145,8 @@ export type LookFirst = {
   lead: Lead | null;
   /** The top-ranked error (or warning) when the lead is something else: it is steady, and said so. */
   alsoTop: IssueFacts | null;
-  /** Errors or warnings exist, but only in issues the team ignored. */
-  onlyIgnored: boolean;
+  /** Errors or warnings exist, but only in issues the team ignored or resolved. */
+  onlySettled: boolean;
 };
 
 /**
@@ -145,11 +155,11 @@ export type LookFirst = {
  * stopped (a project that went silent for longer than its usual gap, or a
  * steady info stream, such as a worker's heartbeat); a warning that is new,
  * regressed or accelerating; else the top-ranked error or warning. Issues
- * the team ignored never lead, and text that reads like instructions leads
+ * the team ignored or resolved never lead, and text that reads like instructions leads
  * only when nothing else is left (and is then not quoted).
  */
 export function chooseLookFirst(ranked: IssueFacts[], projects: ProjectFacts[]): LookFirst {
-  const open = ranked.filter((i) => i.status !== "ignored" && i.level !== "info");
+  const open = ranked.filter((i) => !isSettled(i) && i.level !== "info");
   const eligible = open.filter((i) => !i.instructionLike);
   const moving = (level: EventLevel) =>
     eligible.find((i) => i.level === level && (i.isNew || i.isRegression || i.motion.accelerating !== null));
@@ -157,7 +167,7 @@ export function chooseLookFirst(ranked: IssueFacts[], projects: ProjectFacts[]):
     .filter((p) => p.motion.stopped)
     .sort((a, b) => totalOfCounts(b.window) + totalOfCounts(b.previous) - (totalOfCounts(a.window) + totalOfCounts(a.previous)))[0];
   const stoppedStream = ranked.find(
-    (i) => i.level === "info" && i.motion.stopped && i.status !== "ignored" && !i.instructionLike && !projects.some((p) => p.projectId === i.projectId && p.motion.stopped),
+    (i) => i.level === "info" && i.motion.stopped && !isSettled(i) && !i.instructionLike && !projects.some((p) => p.projectId === i.projectId && p.motion.stopped),
   );
   const top = open[0] ?? null;
 
@@ -172,7 +182,7 @@ export function chooseLookFirst(ranked: IssueFacts[], projects: ProjectFacts[]):
 
   const leadIssue = lead?.kind === "issue" ? lead.issue : null;
   const alsoTop = top && lead && leadIssue !== top && !top.instructionLike ? top : null;
-  return { lead, alsoTop, onlyIgnored: !lead && ranked.some((i) => i.level !== "info" && i.status === "ignored") };
+  return { lead, alsoTop, onlySettled: !lead && ranked.some((i) => i.level !== "info" && isSettled(i)) };
 }
 
 function whyMoving(issue: IssueFacts): "new" | "regressed" | "accelerating" {
@@ -183,32 +193,71 @@ function totalOfCounts(c: { error: number; warn: number; info: number }): number
   return c.error + c.warn + c.info;
 }
 
-/** A change (a new info issue, such as a deploy) and the new errors that started soon after it. */
+/**
+ * A change in the window: a deploy marker (the first event of a new
+ * release, exact) or a weaker sign of one, an info issue new in the window
+ * or back after a quiet previous one.
+ */
+export type Change =
+  | { kind: "deploy"; at: Date; projectId: string; projectName: string; deploy: Deploy }
+  | { kind: "info"; at: Date; projectId: string; projectName: string; issue: IssueFacts };
+
+/** A change and the new or regressed errors that started soon after it. */
 export type ChangeWithFollowers = {
-  change: IssueFacts;
-  /** New error issues that started within CHANGE_FOLLOW_MS after the change, earliest first. */
+  change: Change;
+  /** New or regressed error issues that started within CHANGE_FOLLOW_MS after the change, earliest first. */
   followers: { issue: IssueFacts; afterMs: number }[];
 };
 
 /**
- * Changes in the window: new info issues, earliest first, each with the new
- * errors that started within CHANGE_FOLLOW_MS after it. Timing is all this
- * says; it does not claim a cause.
+ * Changes in the window, each with the new or regressed errors that started
+ * within CHANGE_FOLLOW_MS after it: those followed by such errors first (a
+ * deploy a minute before an outage is never behind routine info lines),
+ * then the rest; earliest first within each, a deploy before an info
+ * issue at the same time. Timing is all this says; it does not claim a cause.
  */
-export function findChanges(issues: IssueFacts[]): ChangeWithFollowers[] {
+export function findChanges(issues: IssueFacts[], deploys: Deploy[] = []): ChangeWithFollowers[] {
   // A deploy message groups with every earlier deploy ("Deploy <num> finished"),
   // so after the first one it is no longer new: an info issue that had no
   // event in the previous window is a change too, dated by its first event here.
   // Text that reads like instructions is never a change: listed as one, an
   // injected line would stand right before an outage, as its apparent cause.
-  const changes = issues.filter((i) => i.level === "info" && !i.instructionLike && (i.isNew || i.previousCount === 0)).sort(byChangeTime);
+  const infoChanges: Change[] = issues
+    .filter((i) => i.level === "info" && !i.instructionLike && (i.isNew || i.previousCount === 0))
+    .map((issue) => ({ kind: "info", at: changeTime(issue), projectId: issue.projectId, projectName: issue.projectName, issue }));
+  const deployChanges: Change[] = deploys.map((deploy) => ({ kind: "deploy", at: deploy.at, projectId: deploy.projectId, projectName: deploy.projectName, deploy }));
   const broke = issues.filter((i) => i.level === "error" && (i.isNew || i.isRegression)).sort(byChangeTime);
-  return changes.map((change) => ({
+  const changes = [...deployChanges, ...infoChanges].map((change) => ({
     change,
     followers: broke
-      .map((issue) => ({ issue, afterMs: changeTime(issue).getTime() - changeTime(change).getTime() }))
+      .map((issue) => ({ issue, afterMs: changeTime(issue).getTime() - change.at.getTime() }))
       .filter(({ afterMs }) => afterMs >= 0 && afterMs <= CHANGE_FOLLOW_MS),
   }));
+  return changes.sort(
+    (a, b) =>
+      Number(b.followers.length > 0) - Number(a.followers.length > 0) ||
+      a.change.at.getTime() - b.change.at.getTime() ||
+      (a.change.kind === b.change.kind ? 0 : a.change.kind === "deploy" ? -1 : 1) ||
+      changeKey(a.change).localeCompare(changeKey(b.change)),
+  );
+}
+
+function changeKey(change: Change): string {
+  return change.kind === "deploy" ? `${change.projectId}\u0001${change.deploy.release}` : change.issue.issueId;
+}
+
+/** The change nearest before each new or regressed error that started within CHANGE_FOLLOW_MS after one. */
+export function nearestChanges(changes: ChangeWithFollowers[]): Map<string, { change: Change; afterMs: number }> {
+  const nearest = new Map<string, { change: Change; afterMs: number }>();
+  for (const { change, followers } of changes) {
+    for (const { issue, afterMs } of followers) {
+      const known = nearest.get(issue.issueId);
+      if (!known || afterMs < known.afterMs || (afterMs === known.afterMs && change.kind === "deploy" && known.change.kind !== "deploy")) {
+        nearest.set(issue.issueId, { change, afterMs });
+      }
+    }
+  }
+  return nearest;
 }
 
 /** When an issue started mattering in the window: first seen, reopened, or its first event here. */

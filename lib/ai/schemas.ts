@@ -22,14 +22,20 @@ export const summarizeQuerySchema = z
       .regex(digits, LIMIT_MESSAGE)
       .transform(Number)
       .pipe(z.number().min(1, LIMIT_MESSAGE).max(MAX_SUMMARY_LIMIT, LIMIT_MESSAGE))
+      .describe(`Events to examine, 1 to ${MAX_SUMMARY_LIMIT} (default ${DEFAULT_SUMMARY_LIMIT})`)
       .optional(),
     since: z
       .string()
       .regex(digits, "since must be a non-negative whole unix timestamp, in seconds or (from 10^12 up) milliseconds")
       .transform((value) => unixTimestampToMs(Number(value)))
       .pipe(z.number().max(MAX_TIME_MS, "since must not be after the year 9999"))
+      .describe("Unix timestamp (seconds, or milliseconds from 10^12 up): events since then; default the last 24 hours")
       .optional(),
-    projectId: z.string().pipe(idSchema.or(z.never({ error: "projectId is not a project id" }))).optional(),
+    projectId: z
+      .string()
+      .pipe(idSchema.or(z.never({ error: "projectId is not a project id" })))
+      .describe("One project (default: all of the caller's)")
+      .optional(),
   })
   .transform(({ limit, since, projectId }): SummarizeQuery => ({
     limit: limit ?? DEFAULT_SUMMARY_LIMIT,

@@ -12,7 +12,7 @@
  * (bounded repetitions, no nested unbounded ones).
  */
 
-type Rule = { pattern: RegExp; replace: string | ((match: string, ...groups: string[]) => string) };
+type Rule = { pattern: RegExp; replace: string | ((match: string, ...groups: string[]) => string); cutOnly?: boolean };
 
 const RULES: Rule[] = [
   { pattern: /\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]{8,}/gi, replace: "$1 [token]" },
@@ -30,8 +30,8 @@ const RULES: Rule[] = [
     replace: "[key]",
   },
   { pattern: /[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}\.[A-Za-z]{2,24}\b/g, replace: "[email]" },
-  // An address cut at the end of a text (messages are read cut): "…john.doe@exam".
-  { pattern: /[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9.-]{0,253}$/g, replace: "[email]" },
+  // An address cut at the end of a text (messages are read cut): "…john.doe@exam". Not for whole texts (see scrubText).
+  { pattern: /[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9.-]{0,253}$/g, replace: "[email]", cutOnly: true },
   // IPv6: eight groups, or groups around "::" (not "Foo::Bar", not a time like 09:14:03).
   {
     pattern: /(?<![\w:.])(?:(?:[0-9a-f]{1,4}:){7}[0-9a-f]{1,4}|(?:[0-9a-f]{1,4}:){1,7}:(?:[0-9a-f]{1,4}(?::[0-9a-f]{1,4}){0,6})?|::(?:[0-9a-f]{1,4}(?::[0-9a-f]{1,4}){0,6})?)(?![\w:])/gi,
@@ -46,10 +46,17 @@ const RULES: Rule[] = [
   { pattern: /\b\d{9,}\b/g, replace: "[number]" },
 ];
 
-/** `text` with everything that looks like a secret or personal data masked. */
-export function scrubText(text: string): string {
+/**
+ * `text` with everything that looks like a secret or personal data masked.
+ * `whole`: the text was not cut, so an "@" near its end is no cut address
+ * (a release named "shop@1.8.0", Sentry's package@version).
+ */
+export function scrubText(text: string, options: { whole?: boolean } = {}): string {
   let out = text;
-  for (const { pattern, replace } of RULES) out = typeof replace === "string" ? out.replace(pattern, replace) : out.replace(pattern, replace);
+  for (const { pattern, replace, cutOnly } of RULES) {
+    if (cutOnly && options.whole) continue;
+    out = typeof replace === "string" ? out.replace(pattern, replace) : out.replace(pattern, replace);
+  }
   return out;
 }
 

@@ -3,7 +3,9 @@ import type { AlertTrigger, Role } from "@/lib/db/generated/kysely-enums";
 import { membersOfProjects } from "@/lib/auth/memberships";
 import { issuesForNotifications, type NotifiedIssueRow } from "@/lib/issues/reads";
 import { projectNames } from "@/lib/projects/names";
-import type { Notification, NotifiedIssue, PausedWebhook } from "@/lib/alerts/messages";
+import type { LatestFacts, Notification, NotifiedIssue, PausedWebhook } from "@/lib/alerts/messages";
+import { latestEventsOfIssues } from "@/lib/events/latest";
+import { topInAppFrame } from "@/lib/grouping/top-frame";
 import type { ClaimedDelivery } from "@/lib/alerts/queue";
 
 /** What the notifications of a batch of claimed rows need to say: project names, issues, members. */
@@ -12,24 +14,35 @@ export type DeliveryContext = {
   issues: Map<string, NotifiedIssueRow>;
   /** Per project: userId -> {email, role}. */
   members: Map<string, Map<string, { email: string; role: Role }>>;
+  /** The latest event of each issue a notification is about (not of digests' issues). */
+  latest: Map<string, LatestFacts>;
 };
 
 /** Project names, issues and member addresses for a set of claimed rows, in three queries. */
 export async function loadContext(claimed: ClaimedDelivery[]): Promise<DeliveryContext> {
   const projectIds = [...new Set(claimed.map((c) => c.projectId))];
-  if (projectIds.length === 0) return { projects: new Map(), issues: new Map(), members: new Map() };
+  if (projectIds.length === 0) return { projects: new Map(), issues: new Map(), members: new Map(), latest: new Map() };
   const issueIds = new Set<string>();
   for (const c of claimed) {
     if (c.issueId) issueIds.add(c.issueId);
     for (const item of digestItems(c.detail)) if (item.issueId) issueIds.add(item.issueId);
   }
-  const [projects, issues, members] = await Promise.all([projectNames(projectIds), issuesForNotifications([...issueIds], projectIds), membersOfProjects(projectIds)]);
+  const notifiedIds = [...new Set(claimed.flatMap((c) => (c.issueId && c.kind !== "digest" ? [c.issueId] : [])))];
+  const [projects, issues, members, latest] = await Promise.all([
+    projectNames(projectIds),
+    issuesForNotifications([...issueIds], projectIds),
+    membersOfProjects(projectIds),
+    latestEventsOfIssues(notifiedIds),
+  ]);
   const byProject = new Map<string, Map<string, { email: string; role: Role }>>();
   for (const m of members) {
     if (!byProject.has(m.projectId)) byProject.set(m.projectId, new Map());
     byProject.get(m.projectId)!.set(m.userId, { email: m.email, role: m.role });
   }
-  return { projects, issues: new Map(issues.map((i) => [i.id, i])), members: byProject };
+  const latestFacts = new Map(
+    [...latest].map(([id, e]): [string, LatestFacts] => [id, { message: e.message, release: e.release, frame: topInAppFrame(e.stackContext) }]),
+  );
+  return { projects, issues: new Map(issues.map((i) => [i.id, i])), members: byProject, latest: latestFacts };
 }
 
 /** The mail recipients of a claimed row: the rule's chosen members, or, for a paused-webhook notice, the owners. */
@@ -63,7 +76,7 @@ export function notificationFor(delivery: ClaimedDelivery, context: DeliveryCont
   const projectUrl = `${origin}/projects/${encodeURIComponent(delivery.projectId)}`;
   const issueRow = delivery.issueId ? context.issues.get(delivery.issueId) : undefined;
   if (delivery.issueId && !issueRow) return null;
-  const issue = issueRow ? notifiedIssue(issueRow, origin) : null;
+  const issue = issueRow ? { ...notifiedIssue(issueRow, origin), latest: context.latest.get(issueRow.id) ?? null } : null;
   const spike = delivery.kind === "spike" ? (delivery.detail as Notification["spike"]) : null;
   const paused = delivery.kind === "webhook_paused" ? (delivery.detail as PausedWebhook) : null;
   const digest =

@@ -12,7 +12,11 @@ export type NotifiedIssue = {
   firstSeen: string;
   lastSeen: string;
   url: string;
+  /** Its latest event, for the mail: the message as sent, its release, where in the app's code it was raised. */
+  latest?: LatestFacts | null;
 };
+
+export type LatestFacts = { message: string; release: string | null; frame: string | null };
 
 /** A rule's webhook paused after failing (told to the project's owners by email). */
 export type PausedWebhook = { target: string; failures: number; since: string; lastAnswer: string };
@@ -92,6 +96,28 @@ export function pausedFacts(paused: PausedWebhook, quote: (text: string) => stri
 /** An ISO time as people read it in a mail or chat ("2026-11-27 05:05:33 UTC"); the JSON body keeps ISO. */
 export function peopleTime(iso: string): string {
   return formatUtc(new Date(iso), true);
+}
+
+/**
+ * The latest event's lines: its message when it says more than the title
+ * (the concrete values), its release, and the newest in-app frame.
+ */
+export function latestFacts(issue: NotifiedIssue, quote: (text: string) => string = (t) => t): string[] {
+  const latest = issue.latest;
+  if (!latest) return [];
+  const message = oneLine(latest.message);
+  return [
+    ...(message !== "" && message !== oneLine(issue.title) ? [`Latest event: ${quote(clip(message, MAX_MESSAGE_CHARS))}`] : []),
+    ...(latest.release ? [`Release: ${quote(clip(latest.release))}`] : []),
+    ...(latest.frame ? [`In your code: ${quote(clip(latest.frame, MAX_MESSAGE_CHARS))}`] : []),
+  ];
+}
+
+const MAX_MESSAGE_CHARS = 500;
+
+/** Text on one line: a message's later lines (its stack) are not for a mail's summary. */
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
 }
 
 export function issueFacts(issue: NotifiedIssue): string {

@@ -81,8 +81,9 @@ export const alertDeliveriesQuerySchema = z.strictObject({
     .regex(/^\d{1,4}$/, `Must be a whole number from 1 to ${MAX_DELIVERIES_PAGE}.`)
     .transform(Number)
     .refine((n) => n >= 1 && n <= MAX_DELIVERIES_PAGE, `Must be a whole number from 1 to ${MAX_DELIVERIES_PAGE}.`)
+    .describe(`Page size, 1 to ${MAX_DELIVERIES_PAGE}`)
     .optional(),
-  cursor: z.string().max(200).optional(),
+  cursor: z.string().max(200).describe("nextCursor of the previous page, unchanged").optional(),
 });
 export type AlertDeliveriesQuery = z.output<typeof alertDeliveriesQuerySchema>;
 

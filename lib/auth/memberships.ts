@@ -108,6 +108,16 @@ export async function updateMembershipRole(db: Kysely<DB>, { projectId, userId, 
   return row ?? null;
 }
 
+/** Adds a member (the operator CLI's `member add`); answers the member. */
+export async function insertMembership(db: Kysely<DB>, { projectId, userId, role }: Grant): Promise<MemberRecord> {
+  return db
+    .with("added", (q) => q.insertInto("memberships").values({ project_id: projectId, user_id: userId, role }).returning(["user_id", "role", "created_at"]))
+    .selectFrom("added")
+    .innerJoin("users", "users.id", "added.user_id")
+    .select(["users.id as userId", "users.email", "users.name", "added.role", "added.created_at as createdAt"])
+    .executeTakeFirstOrThrow();
+}
+
 /** The members of these projects with their addresses and roles (alert recipients). */
 export async function membersOfProjects(projectIds: string[]): Promise<{ projectId: string; userId: string; role: ProjectRole; email: string }[]> {
   if (projectIds.length === 0) return [];

@@ -50,8 +50,13 @@ export function safeRedirectUrl(url: string, baseUrl: string): string {
   return `${base}${safeCallbackPath(path)}`;
 }
 
-/** The sign-in page, coming back to `returnTo` afterwards (when it is a safe path). */
-export function signInPath(returnTo?: string): string {
-  if (!returnTo) return "/signin";
-  return `/signin?${new URLSearchParams({ callbackUrl: safeCallbackPath(returnTo) })}`;
+/**
+ * The sign-in page, coming back to `returnTo` afterwards (when it is a safe
+ * path), its form filled with `email` (an invitation's address).
+ */
+export function signInPath(returnTo?: string, email?: string): string {
+  const query = new URLSearchParams();
+  if (returnTo) query.set("callbackUrl", safeCallbackPath(returnTo));
+  if (email) query.set("email", email);
+  return query.size === 0 ? "/signin" : `/signin?${query}`;
 }

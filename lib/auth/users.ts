@@ -40,3 +40,12 @@ export function liveSignInTokenForOtherAddress(address: string) {
     .where("identifier", "<>", address)
     .where("expires", ">", eb.fn<Date>("now"));
 }
+
+/** Every user with how many projects they own and belong to, oldest first (the operator's `user list`). */
+export async function listUsersWithProjectCounts(): Promise<{ id: string; email: string; name: string | null; createdAt: Date; owns: number; memberOf: number }[]> {
+  const rows = await prisma.user.findMany({
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+    select: { id: true, email: true, name: true, createdAt: true, memberships: { select: { role: true } } },
+  });
+  return rows.map(({ memberships, ...user }) => ({ ...user, owns: memberships.filter((m) => m.role === "owner").length, memberOf: memberships.length }));
+}

@@ -19,8 +19,11 @@ import { formObject, idSchema, zodProblems } from "@/lib/http/input";
 import { resolveProjectAccess, type ProjectAccess } from "@/lib/auth/access";
 import type { ProjectRole } from "@/lib/auth/roles";
 
-/** What a dashboard server action answers to the form that called it. */
-export type ActionState = { ok: true; message?: string } | { ok: false; error: string } | null;
+/**
+ * What a dashboard server action answers to the form that called it;
+ * `shown` is a value to show once with a copy button (a rotated key).
+ */
+export type ActionState = { ok: true; message?: string; shown?: { label: string; value: string } } | { ok: false; error: string } | null;
 export type ActionFailure = { ok: false; error: string };
 export type ActionInput = FormData | Record<string, string>;
 

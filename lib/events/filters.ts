@@ -2,7 +2,7 @@ import { z } from "zod";
 import { CURSOR_MESSAGE, decodeCursor } from "@/lib/events/cursor";
 import { EVENT_LEVELS, type EventLevel } from "@/lib/events/schema";
 import { supportedTime, unixTimestampToMs } from "@/lib/events/time";
-import { parseInput } from "@/lib/http/input";
+import { idSchema, parseInput } from "@/lib/http/input";
 
 /** Filters of the events list (API query string and dashboard URL alike). */
 export type EventFilters = {
@@ -52,30 +52,37 @@ export function parseTimeParam(value: string): Date | null {
 // Each field's schema is exported so that the dashboard's URL parser is built
 // from the same rules (with its own fallbacks instead of errors).
 
-export const timeParamSchema = z.string().transform((value, ctx) => {
-  const date = parseTimeParam(value);
-  if (!date) {
-    ctx.addIssue({ code: "custom", message: TIME_MESSAGE });
-    return z.NEVER;
-  }
-  return date;
-});
+export const timeParamSchema = z
+  .string()
+  .transform((value, ctx) => {
+    const date = parseTimeParam(value);
+    if (!date) {
+      ctx.addIssue({ code: "custom", message: TIME_MESSAGE });
+      return z.NEVER;
+    }
+    return date;
+  })
+  .describe("ISO 8601 (2024-05-01T12:00:00Z, or a date) or a unix timestamp in seconds, or milliseconds from 10^12 up");
 
-export const levelsParamSchema = z.string().transform((value, ctx) => {
-  const levels = [...new Set(value.split(",").map((l) => l.trim().toLowerCase()).filter(Boolean))];
-  if (levels.length === 0 || levels.some((l) => !(EVENT_LEVELS as readonly string[]).includes(l))) {
-    ctx.addIssue({ code: "custom", message: "Use error, warn or info (several separated by commas)." });
-    return z.NEVER;
-  }
-  return levels as EventLevel[];
-});
+export const levelsParamSchema = z
+  .string()
+  .transform((value, ctx) => {
+    const levels = [...new Set(value.split(",").map((l) => l.trim().toLowerCase()).filter(Boolean))];
+    if (levels.length === 0 || levels.some((l) => !(EVENT_LEVELS as readonly string[]).includes(l))) {
+      ctx.addIssue({ code: "custom", message: "Use error, warn or info (several separated by commas)." });
+      return z.NEVER;
+    }
+    return levels as EventLevel[];
+  })
+  .describe("error, warn or info; several separated by commas");
 
 export const searchTextSchema = z
   .string()
   .trim()
   .max(MAX_SEARCH_CHARS, `Search text has at most ${MAX_SEARCH_CHARS} characters.`)
   .refine((q) => !q.includes("\u0000"), "Search text cannot contain NUL characters.")
-  .transform((q) => (q ? q : undefined));
+  .transform((q) => (q ? q : undefined))
+  .describe("Case-insensitive text to look for");
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -84,19 +91,27 @@ export function uuidParamSchema(message: string) {
   return z.string().regex(UUID, message).transform((id) => id.toLowerCase());
 }
 
-export const cursorParamSchema = z.string().refine((c) => decodeCursor(c) !== null, CURSOR_MESSAGE);
+export const eventParamsSchema = z.object({ id: idSchema, eventId: uuidParamSchema("Not an event id.") });
+
+export const cursorParamSchema = z
+  .string()
+  .refine((c) => decodeCursor(c) !== null, CURSOR_MESSAGE)
+  .describe("nextCursor of the previous page, unchanged");
 
 /** A page size from 1 to `max`: one check and one message, whatever the value. */
 export function limitParamSchema(max: number) {
   const message = `Use a whole number from 1 to ${max}.`;
-  return z.string().transform((value, ctx) => {
-    const n = /^\d{1,6}$/.test(value) ? Number(value) : NaN;
-    if (!(n >= 1 && n <= max)) {
-      ctx.addIssue({ code: "custom", message });
-      return z.NEVER;
-    }
-    return n;
-  });
+  return z
+    .string()
+    .transform((value, ctx) => {
+      const n = /^\d{1,6}$/.test(value) ? Number(value) : NaN;
+      if (!(n >= 1 && n <= max)) {
+        ctx.addIssue({ code: "custom", message });
+        return z.NEVER;
+      }
+      return n;
+    })
+    .describe(`Page size, 1 to ${max}`);
 }
 
 export const eventsQuerySchema = z

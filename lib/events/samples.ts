@@ -126,3 +126,137 @@ export async function newestEventsOfIssues(
     contextLength: row.context_length ?? 0,
   }));
 }
+
+/**
+ * Per issue, its events at or after `since` that are dated at or before its
+ * `resolvedAt` and arrived after it: late events, counted without
+ * reopening it. One range of the (issue, occurred_at) index each, bounded
+ * by the resolution.
+ */
+export async function lateEventCounts(issues: { issueId: string; resolvedAt: Date }[], since: Date): Promise<Map<string, number>> {
+  const wanted = issues.filter((i) => i.resolvedAt >= since);
+  if (wanted.length === 0) return new Map();
+  const rows = await sqlDb()
+    .selectFrom(
+      sql<{ issue_id: string; resolved_at: Date }>`unnest(${uuidArray(wanted.map((i) => i.issueId))}, ${sql.val(wanted.map((i) => i.resolvedAt.toISOString()))}::timestamptz[])`.as<"q">(
+        sql`q(issue_id, resolved_at)`,
+      ),
+    )
+    .crossJoinLateral((eb) =>
+      eb
+        .selectFrom("events as ev")
+        .select(sql<number>`count(*)::int`.as("n"))
+        .where("ev.issue_id", "=", eb.ref("q.issue_id"))
+        .where("ev.occurred_at", ">=", since)
+        .where("ev.occurred_at", "<=", eb.ref("q.resolved_at"))
+        .where("ev.received_at", ">", eb.ref("q.resolved_at"))
+        .as("l"),
+    )
+    .select([sql<string>`q.issue_id::text`.as("issue_id"), "l.n"])
+    .execute();
+  return new Map(rows.filter((r) => r.n > 0).map((r) => [r.issue_id, r.n]));
+}
+
+/** Contexts larger than this (stored size) are not looked into for values: a 256 KiB context is never read whole. */
+const VALUE_CONTEXT_MAX_BYTES = 8_192;
+/** Longer values (stacks, messages, payloads) are not values a share is told of. */
+export const VALUE_MAX_CHARS = 100;
+
+/** How often a value of one key was seen among an issue's events read in each window. */
+export type IssueValueCount = {
+  issueId: string;
+  source: "tag" | "context";
+  key: string;
+  value: string;
+  count: number;
+  previousCount: number;
+  /** Its first event among those read in the window (null: none there). */
+  firstAt: Date | null;
+};
+
+/**
+ * The values of each issue's newest events (at most `cap` at or after
+ * `since`, and at most `cap` in [previousSince, since)): its tags (`release`,
+ * `environment` and its own tags) and the top-level scalar values of its
+ * context (a `code`, a `status`), counted per window. Two ranges of the
+ * (issue, occurred_at) index per issue; contexts over
+ * VALUE_CONTEXT_MAX_BYTES and values over VALUE_MAX_CHARS are skipped.
+ */
+export async function valueCountsOfIssues(issues: { issueId: string; cap: number }[], since: Date, previousSince: Date): Promise<IssueValueCount[]> {
+  const wanted = issues.filter((i) => i.cap > 0);
+  if (wanted.length === 0) return [];
+  const ids = uuidArray(wanted.map((i) => i.issueId));
+  const caps = sql`${sql.val(wanted.map((i) => i.cap))}::int[]`;
+  const read = (current: boolean) => sql`(SELECT ${sql.lit(current)} AS cur, ev.occurred_at, ev.release, ev.environment, ev.tags,
+        CASE WHEN pg_column_size(ev.context) <= ${sql.lit(VALUE_CONTEXT_MAX_BYTES)} THEN ev.context END AS context
+      FROM events ev
+      WHERE ev.issue_id = q.issue_id AND ev.occurred_at >= ${current ? since : previousSince}${current ? sql`` : sql` AND ev.occurred_at < ${since}`}
+      ORDER BY ev.occurred_at DESC, ev.id DESC
+      LIMIT q.cap)`;
+  const { rows } = await sql<{ issue_id: string; source: "tag" | "context"; key: string; value: string; n: number; previous_n: number; first_at: number | null }>`
+    SELECT q.issue_id::text AS issue_id, v.source, v.key, v.value,
+      (count(*) FILTER (WHERE e.cur))::int AS n,
+      (count(*) FILTER (WHERE NOT e.cur))::int AS previous_n,
+      (extract(epoch FROM min(e.occurred_at) FILTER (WHERE e.cur)) * 1000)::float8 AS first_at
+    FROM unnest(${ids}, ${caps}) AS q(issue_id, cap)
+    CROSS JOIN LATERAL (${read(true)} UNION ALL ${read(false)}) AS e
+    CROSS JOIN LATERAL (
+      SELECT 'tag' AS source, 'release' AS key, e.release AS value WHERE e.release IS NOT NULL
+      UNION ALL SELECT 'tag', 'environment', e.environment WHERE e.environment IS NOT NULL
+      UNION ALL SELECT 'tag', t.key, t.value FROM jsonb_each_text(CASE WHEN jsonb_typeof(e.tags) = 'object' THEN e.tags END) AS t
+        WHERE t.key NOT IN ('release', 'environment')
+      UNION ALL SELECT 'context', c.key, c.value #>> '{}' FROM jsonb_each(CASE WHEN jsonb_typeof(e.context) = 'object' THEN e.context END) AS c
+        WHERE jsonb_typeof(c.value) IN ('string', 'number', 'boolean')
+    ) AS v
+    WHERE length(v.value) <= ${sql.lit(VALUE_MAX_CHARS)} AND length(v.key) <= ${sql.lit(VALUE_MAX_CHARS)}
+    GROUP BY 1, 2, 3, 4`.execute(sqlDb());
+  return rows.map((r) => ({
+    issueId: r.issue_id,
+    source: r.source,
+    key: r.key,
+    value: r.value,
+    count: r.n,
+    previousCount: r.previous_n,
+    firstAt: r.first_at === null ? null : new Date(r.first_at),
+  }));
+}
+
+/**
+ * The first event of each probe's issue in [from, to) whose `key` has
+ * `value`: `release` and `environment` by their columns, any other key by
+ * the event's own tags. One range of the (issue, occurred_at) index each,
+ * bounded by the probe (an hour or a day of one issue); null when none.
+ */
+export async function firstEventsWithTag(probes: { issueId: string; key: string; value: string; from: Date; to: Date }[]): Promise<(Date | null)[]> {
+  if (probes.length === 0) return [];
+  const rows = await sqlDb()
+    .selectFrom(
+      sql<{ n: number; issue_id: string; key: string; value: string; from_at: Date; to_at: Date }>`unnest(
+        ${sql.val(probes.map((_, i) => i))}::int[], ${uuidArray(probes.map((p) => p.issueId))}, ${textArray(probes.map((p) => p.key))},
+        ${textArray(probes.map((p) => p.value))}, ${sql.val(probes.map((p) => p.from.toISOString()))}::timestamptz[], ${sql.val(probes.map((p) => p.to.toISOString()))}::timestamptz[])`.as<"q">(
+        sql`q(n, issue_id, key, value, from_at, to_at)`,
+      ),
+    )
+    .leftJoinLateral(
+      (eb) =>
+        eb
+          .selectFrom("events as ev")
+          .select(epochMs("ev.occurred_at").as("first"))
+          .where("ev.issue_id", "=", eb.ref("q.issue_id"))
+          .where("ev.occurred_at", ">=", eb.ref("q.from_at"))
+          .where("ev.occurred_at", "<", eb.ref("q.to_at"))
+          .where(
+            sql<boolean>`CASE q.key WHEN 'release' THEN ev.release = q.value WHEN 'environment' THEN ev.environment = q.value
+              ELSE (jsonb_typeof(ev.tags) = 'object' AND ev.tags ->> q.key = q.value) END`,
+          )
+          .orderBy("ev.occurred_at", "asc")
+          .limit(1)
+          .as("f"),
+      (join) => join.onTrue(),
+    )
+    .select(["q.n", "f.first"])
+    .execute();
+  const out: (Date | null)[] = probes.map(() => null);
+  for (const r of rows) if (r.first !== null) out[r.n] = new Date(r.first);
+  return out;
+}

@@ -197,6 +197,8 @@ function sentryExceptions(values: unknown[]): ExceptionValue[] {
       if (typeof f.filename === "string") frame.filename = f.filename;
       if (typeof f.abs_path === "string") frame.abs_path = f.abs_path;
       if (typeof f.in_app === "boolean") frame.in_app = f.in_app;
+      // Not part of any key (never line numbers): kept for where an alert points.
+      if (typeof f.lineno === "number" && Number.isSafeInteger(f.lineno)) frame.lineno = f.lineno;
       kept.push(frame);
     }
     if (kept.length > 0) e.stacktrace = { frames: kept };

@@ -46,6 +46,9 @@ const TITLES: Record<ErrorCode, string> = {
   internal: "Internal server error",
 };
 
+/** Every code an error answer may carry (the OpenAPI description lists them). */
+export const ERROR_CODES = Object.keys(TITLES) as [ErrorCode, ...ErrorCode[]];
+
 /**
  * A failure the caller can act on. Thrown by lib/ functions and turned into
  * problem details by lib/http/problem.ts; the message never carries secrets.

@@ -76,13 +76,14 @@ export function queryObject(request: Request | URL | URLSearchParams): Record<st
   return out;
 }
 
-const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7e]{1,200}$/;
+/** The optional Idempotency-Key header of the ingest routes. */
+export const idempotencyKeySchema = z.string().regex(/^[\x20-\x7e]{1,200}$/);
 
 /** The optional Idempotency-Key header (1 to 200 printable ASCII characters), or 400. */
 export function idempotencyKeyOf(request: Request): string | undefined {
   const header = request.headers.get("idempotency-key");
   if (header === null) return undefined;
-  if (!IDEMPOTENCY_KEY_PATTERN.test(header)) {
+  if (!idempotencyKeySchema.safeParse(header).success) {
     throw errors.validation([{ path: "Idempotency-Key", message: "Must be 1 to 200 printable ASCII characters." }]);
   }
   return header;

@@ -39,7 +39,7 @@ const statusesParamSchema = z.string().transform((value, ctx) => {
     return z.NEVER;
   }
   return statuses as IssueStatus[];
-});
+}).describe("open, resolved, ignored (several separated by commas) or all; default open");
 
 export const issuesQuerySchema = z
   .object({
@@ -49,7 +49,11 @@ export const issuesQuerySchema = z
     since: timeParamSchema.optional(),
     until: timeParamSchema.optional(),
     sort: z.enum(ISSUE_SORTS, { error: `Use one of ${ISSUE_SORTS.join(", ")}.` }).optional(),
-    cursor: z.string().regex(/^[A-Za-z0-9_-]{1,300}$/, "Not a valid cursor: pass nextCursor from a previous answer unchanged.").optional(),
+    cursor: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,300}$/, "Not a valid cursor: pass nextCursor from a previous answer unchanged.")
+      .describe("nextCursor of the previous page, unchanged")
+      .optional(),
     limit: limitParamSchema(MAX_ISSUES_LIMIT).optional(),
   })
   .refine((f) => !f.since || !f.until || f.since < f.until, { path: ["until"], message: "until must be after since." });

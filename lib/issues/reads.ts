@@ -22,6 +22,7 @@ export type WindowIssueRow = {
   first_seen: number;
   last_seen: number;
   regressed_at: number | null;
+  resolved_at: number | null;
 };
 
 /** Issues with events in [since, now and after]: their counts per level, and the columns ranking reads. */
@@ -41,6 +42,7 @@ export async function windowIssueRows(projectIds: string[], since: Date): Promis
       epochMs("i.first_seen").as("first_seen"),
       epochMs("i.last_seen").as("last_seen"),
       sql<number | null>`(extract(epoch FROM i.regressed_at) * 1000)::float8`.as("regressed_at"),
+      sql<number | null>`(extract(epoch FROM i.resolved_at) * 1000)::float8`.as("resolved_at"),
     ])
     .execute();
 }

@@ -5,6 +5,7 @@ import { sha256Hex } from "@/lib/crypto/hash";
 import { decryptApiKey, encryptApiKey } from "@/lib/keys/crypto";
 import { generateApiKey, generatePublicKey, isWellFormedApiKey, isWellFormedPublicKey, KEY_LENGTH, PUBLIC_KEY_LENGTH } from "@/lib/keys/format";
 import { logger } from "@/lib/log";
+import { lockProjectInPrismaTransaction } from "@/lib/projects/lock";
 import { fromSettings } from "@/lib/config/settings";
 import { countAgainstRateLimit, createRateLimit, peekRateLimit } from "@/lib/http/rate-limit";
 import { publishRedis, subscribeRedis } from "@/lib/redis/connection";
@@ -193,13 +194,21 @@ export async function readProjectKey(projectId: string, kind: KeyKind = "secret"
 
 /**
  * The project's public (DSN) key, made on first use: projects created
- * before DSNs existed get theirs the first time a member looks.
+ * before DSNs existed get theirs the first time a member looks. First looks
+ * that race (two tabs, the page and the API) are serialized on the
+ * project's row, so they all get the one key made; otherwise the second
+ * would revoke the DSN the first had just shown.
  */
 export async function readOrCreatePublicKey(projectId: string): Promise<string | null> {
   const existing = await readProjectKey(projectId, "public");
   if (existing) return existing;
-  const anyPublic = await prisma.apiKey.count({ where: { projectId, kind: "public", revokedAt: null } });
-  // One sealed under another TELLTALE_SECRET: rotating it is the owner's call.
-  if (anyPublic > 0) return null;
-  return rotateProjectKey(projectId, "public");
+  const made = await prisma.$transaction(async (tx) => {
+    await lockProjectInPrismaTransaction(tx, projectId);
+    // One sealed under another TELLTALE_SECRET: rotating it is the owner's call.
+    if ((await tx.apiKey.count({ where: { projectId, kind: "public", revokedAt: null } })) > 0) return null;
+    return createProjectKey(tx, projectId, "public");
+  });
+  if (made === null) return readProjectKey(projectId, "public");
+  await announceKeyChange({ created: [sha256Hex(made)] });
+  return made;
 }

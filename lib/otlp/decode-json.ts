@@ -41,7 +41,7 @@ export function decodeJsonLogs(body: Uint8Array): OtlpLogsRequest {
     throw errors.invalidJson(`The request body is not valid JSON. ${error.message}`);
   }
 
-  const envelope = requestSchema.safeParse(value);
+  const envelope = otlpJsonLogsRequestSchema.safeParse(value);
   if (!envelope.success) throw errors.validation(zodProblems(envelope.error.issues, { root: "body" }));
   let count = 0;
   for (const resourceLogs of envelope.data.resourceLogs) for (const scopeLogs of resourceLogs.scopeLogs) count += scopeLogs.logRecords.length;
@@ -53,7 +53,7 @@ export function decodeJsonLogs(body: Uint8Array): OtlpLogsRequest {
       scopeLogs: resourceLogs.scopeLogs.map((scopeLogs) => ({
         scope: scopeLogs.scope,
         records: scopeLogs.logRecords.map((record) => {
-          const parsed = logRecordSchema.safeParse(record);
+          const parsed = otlpJsonLogRecordSchema.safeParse(record);
           if (parsed.success) return parsed.data;
           const issue = zodProblems(parsed.error.issues, { root: "record" })[0]!;
           return { unreadable: `${issue.path}: ${issue.message}` };
@@ -248,7 +248,7 @@ const keyValues: z.ZodType<{ attributes: OtlpAttributes; count: number }, unknow
     return { attributes, count: list?.length ?? 0 };
   });
 
-const logRecordSchema: z.ZodType<OtlpLogRecord, unknown> = message({
+export const otlpJsonLogRecordSchema: z.ZodType<OtlpLogRecord, unknown> = message({
   timeUnixNano: uint64.nullish(),
   observedTimeUnixNano: uint64.nullish(),
   severityNumber: severityNumber.nullish(),
@@ -277,7 +277,10 @@ const logRecordSchema: z.ZodType<OtlpLogRecord, unknown> = message({
   }),
 );
 
-const requestSchema = message({
+/** The records of a scope, each read on its own (otlpJsonLogRecordSchema) so that one bad record is reported alone. */
+export const otlpJsonLogRecordsSchema = z.array(z.unknown(), { error: "Must be an array of log records." });
+
+export const otlpJsonLogsRequestSchema = message({
   resourceLogs: z
     .array(
       message({
@@ -291,8 +294,7 @@ const requestSchema = message({
               scope: message({ name: optionalString, version: optionalString, attributes: keyValues })
                 .nullish()
                 .transform((s) => ({ name: s?.name ?? "", version: s?.version ?? "", attributes: s?.attributes.attributes ?? {} })),
-              // Records are read one by one, so that one bad record is reported alone.
-              logRecords: z.array(z.unknown(), { error: "Must be an array of log records." }).nullish().transform((r) => r ?? []),
+              logRecords: otlpJsonLogRecordsSchema.nullish().transform((r) => r ?? []),
             }),
             { error: "Must be an array." },
           )
@@ -304,3 +306,6 @@ const requestSchema = message({
     .nullish()
     .transform((r) => r ?? []),
 });
+
+// Named for the OpenAPI description (lib/openapi), which describes records with them.
+export { anyValue as otlpJsonAnyValueSchema, keyValues as otlpJsonKeyValuesSchema };

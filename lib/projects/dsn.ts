@@ -10,3 +10,8 @@ export async function readProjectDsn(projectId: string, origin: string): Promise
   ]);
   return project && publicKey ? projectDsn(origin, publicKey, project.number) : null;
 }
+
+/** The DSNs of several projects (the Projects page), by project id. */
+export async function readProjectDsns(projectIds: string[], origin: string): Promise<Map<string, string | null>> {
+  return new Map(await Promise.all(projectIds.map(async (id) => [id, await readProjectDsn(id, origin)] as const)));
+}

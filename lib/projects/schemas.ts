@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { idSchema } from "@/lib/http/input";
 import { ROLES } from "@/lib/auth/roles";
+import { allowedOriginsSchema } from "@/lib/projects/allowed-origins";
 
 /** Input schemas of the projects API (generic parsing lives in lib/http/input.ts). */
 
@@ -23,7 +24,14 @@ export const projectNameSchema = z
   .refine((name) => !LINK_LIKE.test(name), "A project name cannot contain a link, a web address or an email address.");
 
 export const createProjectBodySchema = z.strictObject({ name: projectNameSchema });
-export const renameProjectBodySchema = z.strictObject({ name: projectNameSchema });
+/** PATCH /api/projects/:id: a new name, the allowed origins of the Sentry routes, or both. */
+export const updateProjectBodySchema = z
+  .strictObject({ name: projectNameSchema.optional(), allowedOrigins: allowedOriginsSchema.optional() })
+  .refine((body) => body.name !== undefined || body.allowedOrigins !== undefined, "Give a name, allowedOrigins, or both.");
+/** POST /api/projects/:id/key?kind=: which key to rotate (the secret API key unless `public`, the DSN's). */
+export const rotateKeyQuerySchema = z.strictObject({
+  kind: z.enum(["secret", "public"], { error: "kind is secret (the API key) or public (the DSN's key)." }).default("secret"),
+});
 export const changeRoleBodySchema = z.strictObject({ role: z.enum(ROLES, { error: `role is one of: ${ROLES.join(", ")}.` }) });
 
 export const projectParamsSchema = z.object({ id: idSchema });

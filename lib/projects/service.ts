@@ -4,7 +4,8 @@ import { sqlDb } from "@/lib/db/sql";
 import { errors } from "@/lib/http/errors";
 import { countEventsByProject } from "@/lib/issues/totals";
 import { activeKeyLast4 } from "@/lib/keys/queries";
-import { forgetProjectKeys, readProjectKey, rotateProjectKey } from "@/lib/keys/service";
+import { projectDsn } from "@/lib/keys/dsn";
+import { forgetProjectKeys, readOrCreatePublicKey, readProjectKey, rotateProjectKey, type KeyKind } from "@/lib/keys/service";
 import { PROJECT_NOT_FOUND, requireOwner, type ProjectAccess } from "@/lib/auth/access";
 import type { ProjectRole } from "@/lib/auth/roles";
 
@@ -17,7 +18,20 @@ export type ProjectSummary = {
   /** Last four characters of the active API key (enough to mask it), null when it has none. */
   keyLast4: string | null;
 };
-export type ProjectDetails = { id: string; name: string; role: ProjectRole; createdAt: string; apiKey: string | null };
+export type ProjectDetails = {
+  id: string;
+  name: string;
+  role: ProjectRole;
+  createdAt: string;
+  apiKey: string | null;
+  /** The Sentry DSN on this site's public origin; null when its public key can't be shown (sealed under another TELLTALE_SECRET). */
+  dsn: string | null;
+  /** Origins whose pages may send through the Sentry routes; ["*"] is any. */
+  allowedOrigins: string[];
+};
+
+/** What rotating a key answers: the new secret key, or the new public key with the DSN that carries it. */
+export type RotatedKey = { kind: "secret"; apiKey: string } | { kind: "public"; publicKey: string; dsn: string };
 
 /**
  * The caller's projects, newest first, with their role, event count and the
@@ -44,32 +58,65 @@ export async function listProjectsForUser(userId: string): Promise<ProjectSummar
 }
 
 /**
- * A project with its current API key in plaintext, for its members.
- * `apiKey` is null when it can't be shown (sealed under another
- * TELLTALE_SECRET, or the data was changed by hand); an owner can rotate it.
+ * A project with its current API key in plaintext and its DSN on `origin`
+ * (lib/auth/public-origin.ts), for its members. `apiKey` is null when it
+ * can't be shown (sealed under another TELLTALE_SECRET, or the data was
+ * changed by hand); an owner can rotate it.
  */
-export async function getProjectDetails(access: ProjectAccess): Promise<ProjectDetails> {
+export async function getProjectDetails(access: ProjectAccess, origin: string): Promise<ProjectDetails> {
+  const [project, apiKey, publicKey] = await Promise.all([
+    prisma.project.findUnique({ where: { id: access.projectId }, select: { name: true, number: true, allowedOrigins: true } }),
+    readProjectKey(access.projectId),
+    readOrCreatePublicKey(access.projectId),
+  ]);
+  if (!project) throw errors.notFound(PROJECT_NOT_FOUND);
   return {
     id: access.projectId,
-    name: access.projectName,
+    name: project.name,
     role: access.role,
     createdAt: access.projectCreatedAt.toISOString(),
-    apiKey: await readProjectKey(access.projectId),
+    apiKey,
+    dsn: publicKey ? projectDsn(origin, publicKey, project.number) : null,
+    allowedOrigins: project.allowedOrigins,
   };
 }
 
-/** Replaces the project's API key (owners only); the old key stops working at once. */
-export async function rotateKeyAsOwner(access: ProjectAccess): Promise<{ apiKey: string }> {
-  requireOwner(access);
-  return { apiKey: await rotateProjectKey(access.projectId) };
+/** The project's secret API key in plaintext (Reveal and Copy), null when it can't be shown. */
+export async function revealApiKey(access: ProjectAccess): Promise<string | null> {
+  return readProjectKey(access.projectId);
 }
 
-/** Renames a project (owners only); answers the details as GET does. */
-export async function renameProject(access: ProjectAccess, name: string): Promise<ProjectDetails> {
+/**
+ * Replaces one of the project's keys (owners only): the secret API key, or
+ * the public key in its DSN. The old one stops working at once; the other
+ * kind is untouched.
+ */
+export async function rotateKeyAsOwner(access: ProjectAccess, kind: KeyKind, origin: string): Promise<RotatedKey> {
   requireOwner(access);
-  const { count } = await prisma.project.updateMany({ where: { id: access.projectId }, data: { name } });
+  return rotateKeyWithDsn(access.projectId, kind, origin);
+}
+
+/** Replaces one of a project's keys (the caller checked who may); a new public key comes with its DSN on `origin`. */
+export async function rotateKeyWithDsn(projectId: string, kind: KeyKind, origin: string): Promise<RotatedKey> {
+  const key = await rotateProjectKey(projectId, kind);
+  if (kind === "secret") return { kind, apiKey: key };
+  const project = await prisma.project.findUnique({ where: { id: projectId }, select: { number: true } });
+  if (!project) throw errors.notFound(PROJECT_NOT_FOUND);
+  return { kind, publicKey: key, dsn: projectDsn(origin, key, project.number) };
+}
+
+/**
+ * Renames a project and/or sets the origins allowed on its Sentry routes
+ * (owners only); answers the details as GET does.
+ */
+export async function updateProject(access: ProjectAccess, changes: { name?: string; allowedOrigins?: string[] }, origin: string): Promise<ProjectDetails> {
+  requireOwner(access);
+  const { count } = await prisma.project.updateMany({ where: { id: access.projectId }, data: changes });
   if (count === 0) throw errors.notFound(PROJECT_NOT_FOUND);
-  return getProjectDetails({ ...access, projectName: name });
+  // Cached public keys carry the origins they allow: drop them here and in
+  // every instance, so the new list applies to the next request.
+  if (changes.allowedOrigins) forgetProjectKeys(access.projectId);
+  return getProjectDetails(access, origin);
 }
 
 /** Deletes a project with its events, keys, memberships and invitations (owners only). */

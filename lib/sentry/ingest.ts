@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { fromSettings } from "@/lib/config/settings";
 import { clientAddress } from "@/lib/http/client-address";
 import { AppError, errors } from "@/lib/http/errors";
@@ -37,8 +38,11 @@ function unknownPublicKey(error: AppError): AppError {
 }
 
 /** The path's project number: digits only, or the route does not exist. */
+/** The path of the Sentry routes: /api/<projectNumber>/envelope/ and /store/. */
+export const sentryPathParamsSchema = z.object({ projectNumber: z.string().regex(/^\d{1,9}$/) });
+
 function pathProjectNumber(raw: string): number {
-  const n = /^\d{1,9}$/.test(raw) ? Number(raw) : NaN;
+  const n = sentryPathParamsSchema.shape.projectNumber.safeParse(raw).success ? Number(raw) : NaN;
   if (!Number.isSafeInteger(n) || n < 1) throw errors.notFound("No such project. Check the DSN: its last part is the project number.");
   return n;
 }

@@ -43,7 +43,13 @@ test("create a project, reveal and copy its masked key, rotate it", async ({ bro
   const dialog = page.getByRole("dialog", { name: /Rotate the API key/ });
   await expect(dialog).toContainText("the old key stops working immediately");
   await screenshot(page, testInfo, "desktop-rotate-dialog");
-  await dialog.getByRole("button", { name: "Rotate key" }).click();
+  await dialog.getByRole("button", { name: "Rotate API key" }).click();
+  // The dialog says so and shows the new key once, ready to copy.
+  await expect(dialog).toContainText("API key rotated: the old key no longer works.");
+  const shownKey = await codeText(page, "New API key for Checkout API");
+  expect(shownKey).toMatch(KEY_PATTERN);
+  expect(shownKey).not.toBe(createdKey);
+  await dialog.getByRole("button", { name: "Done" }).click();
   await expect(dialog).toBeHidden();
   await expect(page.getByLabel("API key for Checkout API", { exact: true })).not.toHaveText(new RegExp(createdKey.slice(-4) + "$"));
 
@@ -58,7 +64,7 @@ test("create a project, reveal and copy its masked key, rotate it", async ({ bro
   await expect(page.getByRole("button", { name: "Copy API key for Checkout API" })).toHaveText("Copied");
   const newKey = await page.evaluate(() => navigator.clipboard.readText());
   expect(newKey).toMatch(KEY_PATTERN);
-  expect(newKey).not.toBe(createdKey);
+  expect(newKey).toBe(shownKey);
   await sendEvents(request, { id: projectId, name: "Checkout API", apiKey: newKey }, [{ level: "info", message: "with the new key" }]);
   await context.close();
 });

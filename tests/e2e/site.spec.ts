@@ -73,3 +73,17 @@ async function rawRequest(host: string, port: number, text: string): Promise<str
     socket.setTimeout(10_000, () => socket.destroy(new Error("no answer")));
   });
 }
+
+test("the OpenAPI description is served to anyone at /api/openapi.json, past the page gate and the API's 404", async ({ request }) => {
+  const answer = await request.get("/api/openapi.json", { maxRedirects: 0 });
+  expect(answer.status()).toBe(200);
+  expect(answer.headers()["content-type"]).toBe("application/json");
+  const document = await answer.json();
+  expect(document.openapi).toMatch(/^3\.1\./);
+  expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(["/api/events", "/v1/logs", "/api/{projectNumber}/envelope/", "/api/projects/{id}/events"]));
+  // Its neighbours still answer as before: an unknown API path is a 404 problem, a wrong method a 405.
+  expect((await request.get("/api/openapi.yaml")).status()).toBe(404);
+  const post = await request.post("/api/openapi.json", { data: {} });
+  expect(post.status()).toBe(405);
+  expect(post.headers()["allow"]).toBe("GET");
+});

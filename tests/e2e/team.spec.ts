@@ -33,6 +33,8 @@ test("an owner invites a teammate, who joins from the mail link and works as a m
     await screenshot(memberPage, testInfo, "desktop-invitation");
     await memberPage.getByRole("link", { name: "Sign in with the invited address" }).click();
     await expect(memberPage).toHaveURL(/\/signin\?callbackUrl=%2Finvitations%2F/);
+    // The form comes filled with the invited address.
+    await expect(memberPage.getByLabel("Email address")).toHaveValue(memberEmail);
     await signInFromForm(memberPage, memberEmail);
     await expect(memberPage).toHaveURL(/\/invitations\//);
     await memberPage.getByRole("button", { name: "Accept invitation" }).click();
@@ -59,6 +61,23 @@ test("an owner invites a teammate, who joins from the mail link and works as a m
     await expect(memberPage.getByText(ownerEmail, { exact: true })).toBeVisible();
     await expect(memberPage.getByRole("button", { name: "Send invitation" })).toHaveCount(0);
     await expect(memberPage.getByRole("button", { name: "Delete project" })).toHaveCount(0);
+  });
+
+  await test.step("the owner makes the member an owner, and back; the only owner cannot step down", async () => {
+    await page.goto(`/projects/${project.id}/settings`);
+    const members = page.getByRole("region", { name: /Members/ });
+    await expect(members.getByRole("form", { name: `Make member: ${ownerEmail}` })).toHaveCount(0);
+    await members.getByRole("form", { name: `Make owner: ${memberEmail}` }).getByRole("button").click();
+    await expect(page.getByText(`${memberEmail} is now an owner.`)).toBeVisible();
+    await memberPage.goto("/projects");
+    await expect(memberPage.getByRole("article", { name: "Payments" }).getByText("owner", { exact: true })).toBeVisible();
+    await page.reload();
+    await members.getByRole("form", { name: `Make member: ${memberEmail}` }).getByRole("button").click();
+    await expect(page.getByText(`${memberEmail} is now a member.`)).toBeVisible();
+    await page.reload();
+    await page.getByRole("button", { name: "Leave project" }).click();
+    await expect(page.getByRole("dialog", { name: /Leave/ })).toContainText("make another member an owner first (Make owner");
+    await page.getByRole("button", { name: "Cancel" }).click();
   });
 
   await test.step("someone else's project, or none, is the same 404 page", async () => {

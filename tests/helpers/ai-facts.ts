@@ -4,7 +4,7 @@
  * every time a test states is exact. Defaults describe an ordinary, old,
  * open error issue; tests override what they are about.
  */
-import { ONGOING_MS, totalOf, type ExaminedEvent, type IssueFacts, type LevelCounts, type ProjectFacts, type SummaryFacts } from "@/lib/ai/facts";
+import { ONGOING_MS, totalOf, type Deploy, type ExaminedEvent, type IssueFacts, type LevelCounts, type ProjectFacts, type SummaryFacts } from "@/lib/ai/facts";
 import { shapeGrid } from "@/lib/ai/motion";
 import { rankIssues } from "@/lib/ai/rank";
 
@@ -65,6 +65,9 @@ export function issueFacts(overrides: Partial<IssueFacts> = {}): IssueFacts {
     shape: null,
     motion: { accelerating: null, stopped: null },
     lifetime: null,
+    resolvedAt: null,
+    lateCount: 0,
+    changes: null,
     ...overrides,
   };
 }
@@ -119,6 +122,7 @@ export function summaryFacts(input: {
   issueCount?: number;
   now?: Date;
   since?: Date;
+  deploys?: Deploy[];
 }): SummaryFacts {
   const totals = input.totals ?? zeroCounts();
   const byProject = new Map<string, ProjectFacts>();
@@ -151,6 +155,7 @@ export function summaryFacts(input: {
     issues: rankIssues(input.issues),
     issueCount: input.issueCount ?? input.issues.length,
     examined: input.examined ?? [],
+    deploys: input.deploys ?? [],
   };
 }
 

@@ -15,13 +15,31 @@ export const MINUTE = 60_000;
 export const HOUR = 60 * MINUTE;
 export const DAY = 24 * HOUR;
 
-/** `times.length` events of one kind, each at its time (unix ms). */
-export type Series = { level: EventLevel; message: (i: number) => string; times: number[]; context?: (i: number) => Record<string, unknown> };
+/**
+ * `times.length` events of one kind, each at its time (unix ms), received
+ * then, or at `receivedAt` (a late upload: the times are the clients' own).
+ */
+export type Series = {
+  level: EventLevel;
+  message: (i: number) => string;
+  times: number[];
+  context?: (i: number) => Record<string, unknown>;
+  release?: (i: number) => string;
+  tags?: (i: number) => Record<string, string>;
+  receivedAt?: number;
+};
 
 /** Stores the series (in chunks, as batches would arrive). */
 export async function store(projectId: string, series: Series[]): Promise<void> {
   const seeds = series.flatMap((s) =>
-    s.times.map((t, i) => ({ level: s.level, message: s.message(i), at: new Date(t), ...(s.context ? { context: s.context(i) } : {}) })),
+    s.times.map((t, i) => ({
+      level: s.level,
+      message: s.message(i),
+      ...(s.receivedAt === undefined ? { at: new Date(t) } : { at: new Date(s.receivedAt), timestamp: new Date(t) }),
+      ...(s.context ? { context: s.context(i) } : {}),
+      ...(s.release ? { release: s.release(i) } : {}),
+      ...(s.tags ? { tags: s.tags(i) } : {}),
+    })),
   );
   for (let i = 0; i < seeds.length; i += 2_000) await seedEvents(projectId, seeds.slice(i, i + 2_000));
 }

@@ -80,7 +80,8 @@ describe("new issues and regressions", () => {
     expect(report.sent).toBe(1);
     const mail = await smtp.mailTo(team.owner.user.email);
     expect(mail.text).toContain("New issue in");
-    expect(mail.text).toContain("Payment gateway refused card for order <id>");
+    // The subject and the HTML name the issue; the plain text says the concrete message instead.
+    expect(plainPart(mail.raw)).toContain("Latest event: Payment gateway refused card for order ord_a1b2");
     const issue = await prisma.issue.findFirstOrThrow({ where: { projectId: team.project.id }, select: { id: true } });
     expect(mail.text).toContain(`/projects/${team.project.id}/issues/${issue.id}`);
 
@@ -90,6 +91,33 @@ describe("new issues and regressions", () => {
     // More events of the same issue: nothing new to say.
     await seedEvents(team.project.id, [errorEvent("Payment gateway refused card for order ord_c3d4")]);
     expect(await deliveries(team)).toHaveLength(1);
+  });
+
+  it("the mail carries the latest event's message as sent, its release and the newest in-app frame; its plain text does not repeat the title", async () => {
+    const team = await createTeam("alert-latest");
+    const stack = (order: string) =>
+      [
+        `Error: Payment gateway refused card for order ${order}`,
+        "    at request (/srv/app/node_modules/stripe/lib/net.js:310:11)",
+        "    at chargeCard (/srv/app/src/payments/charge.ts:42:13)",
+        "    at checkout (/srv/app/src/routes/checkout.ts:18:5)",
+      ].join("\n");
+    const t0 = new Date(Date.now() - 60_000);
+    // One bug whose message varies: one issue, titled by its first message; the mail is sent after the second arrived.
+    await seedEvents(team.project.id, [errorEvent("Payment gateway refused card for order ord_a1b2", t0, { release: "shop@1.8.0", context: { stack: stack("ord_a1b2") } })]);
+    await seedEvents(team.project.id, [errorEvent("Payment gateway refused card for order ord_z9y8", later(t0, 30_000), { release: "shop@1.8.1", context: { stack: stack("ord_z9y8") } })]);
+    await process(team, new Date());
+    const mail = await smtp.mailTo(team.owner.user.email);
+    const plain = plainPart(mail.raw).replace(/\u2024/g, ".").replace(/\uff20/g, "@");
+    const issue = await prisma.issue.findFirstOrThrow({ where: { projectId: team.project.id }, select: { title: true } });
+    expect(plain.split("\n").slice(0, 3)).toEqual([
+      "Latest event: Payment gateway refused card for order ord_z9y8",
+      "Release: shop@1.8.1",
+      "In your code: chargeCard (/srv/app/src/payments/charge.ts:42)",
+    ]);
+    expect(plain).toContain("error · 2 events · first seen");
+    expect(plain).not.toContain(issue.title.replace(/\./g, "\u2024"));
+    expect(plain).not.toContain(issue.title);
   });
 
   it("only issues at or above the rule's level notify; a warning does not reach an error rule", async () => {
@@ -400,3 +428,21 @@ describe("delivery", () => {
     }
   });
 });
+
+/** The text/plain part of a raw mail, without its MIME headers, quoted-printable decoded as UTF-8. */
+function plainPart(raw: string): string {
+  const start = raw.search(/^Content-Type: text\/plain/im);
+  expect(start, raw).toBeGreaterThanOrEqual(0);
+  const body = raw.slice(start).split(/\r?\n\r?\n/).slice(1).join("\n\n");
+  const end = body.search(/^--/m);
+  const qp = (end === -1 ? body : body.slice(0, end)).replace(/=\r?\n/g, "");
+  const bytes: number[] = [];
+  for (let i = 0; i < qp.length; i++) {
+    const hex = qp[i] === "=" ? /^[0-9A-F]{2}/.exec(qp.slice(i + 1, i + 3)) : null;
+    if (hex) {
+      bytes.push(parseInt(hex[0], 16));
+      i += 2;
+    } else bytes.push(...Buffer.from(qp[i]!, "utf8"));
+  }
+  return Buffer.from(bytes).toString("utf8").replace(/\r\n/g, "\n");
+}

@@ -3,7 +3,8 @@
  * them: (previous state, FormData). The session comes from a stubbed cookie
  * store, as Next.js would hand it over.
  */
-import { beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { stubEnv, unstubEnvs } from "@/tests/helpers/env";
 import { prisma } from "@/lib/db/client";
 import { createTeam, createUserWithSession } from "@/tests/helpers/session";
 import { sendEvent } from "@/tests/helpers/ingest";
@@ -16,8 +17,11 @@ vi.mock("next/headers", () => ({
 }));
 vi.mock("next/cache", () => ({ revalidatePath: vi.fn() }));
 
+const { sendTestAlertAction } = await import("@/app/(dashboard)/projects/[id]/settings/alert-actions");
 const { createProjectAction, revealKeyAction, rotateKeyAction, acceptInvitationByIdAction } = await import("@/app/(dashboard)/projects/actions");
-const { deleteProjectAction, inviteAction, removeMemberAction, revokeInvitationAction } = await import("@/app/(dashboard)/projects/[id]/settings/actions");
+const { changeRoleAction, deleteProjectAction, inviteAction, removeMemberAction, revokeInvitationAction, updateAllowedOriginsAction } = await import(
+  "@/app/(dashboard)/projects/[id]/settings/actions"
+);
 
 function form(fields: Record<string, string>): FormData {
   const data = new FormData();
@@ -68,14 +72,37 @@ describe("projects page actions", () => {
     expect(await revealKeyAction(null, { projectId: "not an id!" })).toMatchObject({ ok: false });
   });
 
-  it("rotateKeyAction: owners only; the old key stops working at once", async () => {
-    const { owner, member, project } = await createTeam("rotate");
+  it("rotateKeyAction: owners only; says the key was rotated and shows the new one; the old key stops working at once", async () => {
+    const { owner, member, outsider, project } = await createTeam("rotate");
     signInAs(member);
     expect(await rotateKeyAction(null, form({ projectId: project.id }))).toEqual({ ok: false, error: "Only an owner of this project can do this." });
+    signInAs(outsider);
+    expect(await rotateKeyAction(null, form({ projectId: project.id, kind: "public" }))).toEqual({ ok: false, error: "No project with this id, or you are not a member of it." });
     expect((await sendEvent(project.apiKey, { level: "info", message: "before", projectId: project.id })).status).toBe(201);
     signInAs(owner);
-    expect(await rotateKeyAction(null, form({ projectId: project.id }))).toMatchObject({ ok: true });
+    const rotated = await rotateKeyAction(null, form({ projectId: project.id }));
+    expect(rotated).toEqual({
+      ok: true,
+      message: "API key rotated: the old key no longer works. Update your applications with the new one:",
+      shown: { label: `New API key for ${project.name}`, value: expect.stringMatching(/^tlt_/) },
+    });
     expect((await sendEvent(project.apiKey, { level: "info", message: "after", projectId: project.id })).status).toBe(401);
+    const newKey = (rotated as { shown: { value: string } }).shown.value;
+    expect((await sendEvent(newKey, { level: "info", message: "new key", projectId: project.id })).status).toBe(201);
+  });
+
+  it("rotateKeyAction kind=public: a new DSN (shown), the API key untouched", async () => {
+    const { owner, project } = await createTeam("rotate-dsn");
+    signInAs(owner);
+    const rotated = await rotateKeyAction(null, form({ projectId: project.id, kind: "public" }));
+    const { number } = await prisma.project.findUniqueOrThrow({ where: { id: project.id }, select: { number: true } });
+    expect(rotated).toEqual({
+      ok: true,
+      message: "DSN key rotated: the old DSN no longer works. Update your SDKs with the new one:",
+      shown: { label: `New DSN for ${project.name}`, value: expect.stringMatching(new RegExp(`^http://[A-Za-z0-9]{32}@localhost:3000/${number}$`)) },
+    });
+    expect((await sendEvent(project.apiKey, { level: "info", message: "still", projectId: project.id })).status).toBe(201);
+    expect(await rotateKeyAction(null, form({ projectId: project.id, kind: "both" }))).toMatchObject({ ok: false });
   });
 });
 
@@ -121,7 +148,58 @@ describe("team settings actions", () => {
     expect(await prisma.membership.count({ where: { projectId: project.id } })).toBe(1);
 
     signInAs(owner);
-    expect(await removeMemberAction(null, form({ projectId: project.id, userId: owner.user.id }))).toMatchObject({ ok: false, error: expect.stringMatching(/only owner/) });
+    expect(await removeMemberAction(null, form({ projectId: project.id, userId: owner.user.id }))).toEqual({
+      ok: false,
+      error: "You are the project's only owner. Make another member an owner first (Team & settings, Make owner), or delete the project.",
+    });
+  });
+
+  it("changeRoleAction: an owner makes a member an owner and back; never zero owners; members and outsiders can't", async () => {
+    const { owner, member, outsider, project } = await createTeam("roles");
+    const role = async (userId: string) => (await prisma.membership.findUniqueOrThrow({ where: { projectId_userId: { projectId: project.id, userId } } })).role;
+    signInAs(member);
+    expect(await changeRoleAction(null, form({ projectId: project.id, userId: member.user.id, role: "owner" }))).toEqual({ ok: false, error: "Only an owner of this project can do this." });
+    signInAs(outsider);
+    expect(await changeRoleAction(null, form({ projectId: project.id, userId: outsider.user.id, role: "owner" }))).toEqual({ ok: false, error: "No project with this id, or you are not a member of it." });
+    expect(await role(member.user.id)).toBe("member");
+
+    signInAs(owner);
+    expect(await changeRoleAction(null, form({ projectId: project.id, userId: owner.user.id, role: "member" }))).toEqual({
+      ok: false,
+      error: "This is the project's only owner; make another member an owner first.",
+    });
+    expect(await changeRoleAction(null, form({ projectId: project.id, userId: member.user.id, role: "owner" }))).toEqual({ ok: true, message: `${member.user.email} is now an owner.` });
+    expect(await role(member.user.id)).toBe("owner");
+    // With two owners, the first may step down, and the new owner can make them an owner again.
+    expect(await changeRoleAction(null, form({ projectId: project.id, userId: owner.user.id, role: "member" }))).toMatchObject({ ok: true });
+    signInAs(member);
+    expect(await changeRoleAction(null, form({ projectId: project.id, userId: owner.user.id, role: "owner" }))).toMatchObject({ ok: true });
+    expect(await changeRoleAction(null, form({ projectId: project.id, userId: member.user.id, role: "member" }))).toEqual({ ok: true, message: `${member.user.email} is now a member.` });
+    expect([await role(owner.user.id), await role(member.user.id)]).toEqual(["owner", "member"]);
+    signInAs(owner);
+    expect(await changeRoleAction(null, form({ projectId: project.id, userId: outsider.user.id, role: "owner" }))).toEqual({ ok: false, error: "This user is not a member of the project." });
+    expect(await changeRoleAction(null, form({ projectId: project.id, userId: member.user.id, role: "admin" }))).toMatchObject({ ok: false, error: "role is one of: owner, member." });
+  });
+
+  it("updateAllowedOriginsAction: one origin per line, normalised; bad entries refused; owners only", async () => {
+    const { owner, member, project } = await createTeam("origins-action");
+    const stored = async () => (await prisma.project.findUniqueOrThrow({ where: { id: project.id } })).allowedOrigins;
+    signInAs(member);
+    expect(await updateAllowedOriginsAction(null, form({ projectId: project.id, allowedOrigins: "https://mine.example" }))).toEqual({ ok: false, error: "Only an owner of this project can do this." });
+    signInAs(owner);
+    expect(await updateAllowedOriginsAction(null, form({ projectId: project.id, allowedOrigins: "https://App.example/\n\n http://localhost:5173 ,https://app.example" }))).toEqual({
+      ok: true,
+      message: "Saved: pages on https://app.example, http://localhost:5173 may send events.",
+    });
+    expect(await stored()).toEqual(["https://app.example", "http://localhost:5173"]);
+    expect(await updateAllowedOriginsAction(null, form({ projectId: project.id, allowedOrigins: "https://app.example/checkout" }))).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/“https:\/\/app.example\/checkout” is not an origin/),
+    });
+    expect(await stored()).toEqual(["https://app.example", "http://localhost:5173"]);
+    expect(await updateAllowedOriginsAction(null, form({ projectId: project.id, allowedOrigins: "  " }))).toEqual({ ok: true, message: "Saved: no web page may send events now (servers and apps still can)." });
+    expect(await updateAllowedOriginsAction(null, form({ projectId: project.id, allowedOrigins: "*" }))).toEqual({ ok: true, message: "Saved: pages on any origin may send events." });
+    expect(await stored()).toEqual(["*"]);
   });
 
   it("deleteProjectAction: only with the project's exact name typed, by an owner", async () => {
@@ -138,5 +216,26 @@ describe("team settings actions", () => {
 
     expect(await redirectOf(deleteProjectAction(null, form({ projectId: project.id, confirmation: project.name })))).toBe("/projects");
     expect(await prisma.project.count({ where: { id: project.id } })).toBe(0);
+  });
+});
+
+describe("alert settings actions", () => {
+  afterEach(() => unstubEnvs());
+
+  it("sendTestAlertAction in development without EMAIL_SERVER: the mail goes to the server log, logged as such, not failed", async () => {
+    stubEnv("EMAIL_SERVER", "");
+    stubEnv("NODE_ENV", "development");
+    stubEnv("TELLTALE_LOG", undefined);
+    const printed: string[] = [];
+    vi.spyOn(console, "info").mockImplementation((line: unknown) => void printed.push(String(line)));
+    const { owner, project } = await createTeam("test-mail");
+    const rule = await prisma.alertRule.findFirstOrThrow({ where: { projectId: project.id } }); // the default rule mails the owner
+    signInAs(owner);
+    expect(await sendTestAlertAction(null, form({ projectId: project.id, ruleId: rule.id }))).toEqual({
+      ok: true,
+      message: "Test mail printed to the server log (development: EMAIL_SERVER is not set).",
+    });
+    expect(printed.find((line) => line.includes("DEV MAIL"))).toContain(owner.user.email);
+    expect(await prisma.alertDelivery.findFirstOrThrow({ where: { projectId: project.id, kind: "test" } })).toMatchObject({ status: "logged" });
   });
 });

@@ -207,7 +207,15 @@ describe("GET /api/projects/:id", () => {
     for (const [who, role] of [[owner, "owner"], [member, "member"]] as const) {
       const { status, body } = await callRoute(projectRoute.GET, apiRequest(`/api/projects/${project.id}`, { cookie: who.cookie }), { id: project.id });
       expect(status).toBe(200);
-      expect(body).toEqual({ id: project.id, name: project.name, role, createdAt: expect.any(String), apiKey: project.apiKey });
+      expect(body).toEqual({
+        id: project.id,
+        name: project.name,
+        role,
+        createdAt: expect.any(String),
+        apiKey: project.apiKey,
+        dsn: expect.stringMatching(/^http:\/\/[A-Za-z0-9]{32}@localhost:3000\/\d+$/),
+        allowedOrigins: ["*"],
+      });
     }
     const hidden = await callRoute(projectRoute.GET, apiRequest(`/api/projects/${project.id}`, { cookie: outsider.cookie }), { id: project.id });
     const missing = await callRoute(projectRoute.GET, apiRequest("/api/projects/doesnotexist", { cookie: outsider.cookie }), { id: "doesnotexist" });
@@ -229,7 +237,7 @@ describe("PATCH /api/projects/:id (rename)", () => {
     const { owner, member, outsider, project } = await team();
     const renamed = await rename(project.id, owner.cookie, { name: "  Checkout API  " });
     expect(renamed.status).toBe(200);
-    expect(renamed.body).toEqual({ id: project.id, name: "Checkout API", role: "owner", createdAt: expect.any(String), apiKey: project.apiKey });
+    expect(renamed.body).toEqual({ id: project.id, name: "Checkout API", role: "owner", createdAt: expect.any(String), apiKey: project.apiKey, dsn: expect.any(String), allowedOrigins: ["*"] });
     const link = await rename(project.id, owner.cookie, { name: "see https://evil.example" });
     expect([link.status, link.body.code, link.body.errors[0].path]).toEqual([400, "validation_failed", "name"]);
     expect((await rename(project.id, member.cookie, { name: "Mine now" })).status).toBe(403);
@@ -245,7 +253,8 @@ describe("POST /api/projects/:id/key (rotate)", () => {
     await authenticateApiKey(project.apiKey); // cached
     const { status, body } = await callRoute(keyRoute.POST, apiRequest(`/api/projects/${project.id}/key`, { method: "POST", cookie: owner.cookie }), { id: project.id });
     expect(status).toBe(200);
-    expect(Object.keys(body)).toEqual(["apiKey"]);
+    expect(Object.keys(body)).toEqual(["kind", "apiKey"]);
+    expect(body.kind).toBe("secret");
     expect(body.apiKey).not.toBe(project.apiKey);
     await expect(authenticateApiKey(project.apiKey)).rejects.toMatchObject({ code: "invalid_api_key" });
     expect(await authenticateApiKey(body.apiKey)).toMatchObject({ projectId: project.id });
@@ -312,8 +321,9 @@ describe("a key sealed under another TELLTALE_SECRET", () => {
     const foreign = encryptApiKey(p.apiKey);
     setEnv("TELLTALE_SECRET", previous);
     await prisma.apiKey.updateMany({ where: { projectId: p.id }, data: { encrypted: foreign } });
-    const details = await getProjectDetails(await resolveProjectAccess(p.ownerId, p.id));
+    const details = await getProjectDetails(await resolveProjectAccess(p.ownerId, p.id), "http://localhost:3000");
     expect(details.apiKey).toBeNull();
+    expect(details.dsn).toMatch(/^http:\/\/[A-Za-z0-9]{32}@localhost:3000\//); // the public key is a key of its own
     expect(details.name).toBe(p.name);
     expect((await sendEvent(p.apiKey, { level: "info", message: "still ingests", projectId: p.id })).status).toBe(201);
   });

@@ -166,3 +166,162 @@ describe("summaries of incidents: how things move, what is chronic, what was ign
     expect(steady.lines[1]).toBe("   180 events, first 15:00 UTC, ongoing (last 15:59 UTC); steady (180 before); known since 14:00 UTC");
   });
 });
+
+describe("summaries of incidents: what changed inside an issue, late events, deploys", () => {
+  it("a card-decline surge reads as the new `code: processing_error` in its context, from the minute it appeared", async () => {
+    const now = at("2026-11-10T08:30:00Z");
+    const { user, projects } = await userWithProjects("payments");
+    const [payments] = projects;
+    const declined = (i: number) => ({ code: "card_declined", gateway: "stripe", order: `ord_${i}`, amount: 1_000 + i });
+    await store(payments!.id, [
+      // The previous hour: 60 ordinary declines. This hour: 60 more, and 140 "processing_error" from 07:58:12 on.
+      { level: "error", message: (i) => `Card declined for order ord_${i}`, times: spread(at("2026-11-10T06:31:00Z"), at("2026-11-10T07:29:00Z"), 60), context: declined },
+      { level: "error", message: (i) => `Card declined for order ord_${100 + i}`, times: spread(at("2026-11-10T07:31:00Z"), at("2026-11-10T08:29:00Z"), 60), context: declined },
+      {
+        level: "error",
+        message: (i) => `Card declined for order ord_${500 + i}`,
+        times: spread(at("2026-11-10T07:58:12Z"), at("2026-11-10T08:29:30Z"), 140),
+        context: (i) => ({ ...declined(500 + i), code: "processing_error" }),
+        tags: () => ({ psp: "stripe" }),
+      },
+      { level: "warn", message: (i) => `Slow query on orders took ${800 + i}ms`, times: spread(at("2026-11-10T06:31:00Z"), at("2026-11-10T08:29:00Z"), 40) },
+    ]);
+
+    const text = await digest(user.id, now - HOUR, now);
+    const declines = topIssue(text, "Card declined for order <id>");
+    expect(declines.rank).toBe(1);
+    expect(declines.lines[1]).toContain("200 events, first 07:31 UTC, ongoing (last 08:29 UTC); up from 60");
+    // The change inside it: exact counts of the events with it now and before, and the minute it appeared.
+    expect(declines.lines).toContain("   changed: `code` = `processing_error` in 140 of 200 events (none of 60 before), since 07:58 UTC; `psp` = `stripe` in 140 of 200 events (none of 60 before), since 07:58 UTC");
+    // The steady warning has no change to tell.
+    expect(topIssue(text, "Slow query on orders took <duration>").lines.some((l) => l.includes("changed:"))).toBe(false);
+
+    // A model gets the same change, and an answer citing it passes the checks.
+    const user_ = await promptOf(user.id, now - HOUR, now);
+    const [line1] = promptIssueLines(user_) as (ReturnType<typeof promptIssueLines>[number] & { changed?: unknown[] })[];
+    expect(line1!.changed).toContainEqual({ context: "code", value: "processing_error", count: 140, of: 200, previousCount: 0, previousOf: 60, since: "2026-11-10T07:58:12Z" });
+  });
+
+  it("a busy issue (past the read cap): its new release's share, exactly from the tag counts, with the minute the release appeared", async () => {
+    const now = at("2026-11-11T09:30:00Z");
+    const { user, projects } = await userWithProjects("api");
+    const [api] = projects;
+    const deployed = at("2026-11-11T08:52:10Z");
+    const before = spread(at("2026-11-11T07:30:05Z"), at("2026-11-11T08:29:55Z"), 1_500);
+    const during = spread(at("2026-11-11T08:30:05Z"), at("2026-11-11T09:29:55Z"), 2_000);
+    const times = [...before, ...during];
+    await store(api!.id, [
+      {
+        level: "error",
+        message: (i) => `Upstream inventory timed out after ${2_000 + (i % 50)}ms`,
+        times,
+        release: (i) => (times[i]! >= deployed ? "api@2.4.0" : "api@2.3.0"),
+        context: (i) => ({ upstream: "inventory", attempt: 1 + (i % 3) }),
+      },
+    ]);
+
+    const text = await digest(user.id, now - HOUR, now);
+    const upstream = topIssue(text, "Upstream inventory timed out after <duration>");
+    // Counted from the hour the window starts in (08:00) against the two hours before it.
+    const since8 = times.filter((t) => t >= at("2026-11-11T08:00:00Z")).length;
+    const from6 = times.filter((t) => t < at("2026-11-11T08:00:00Z")).length;
+    const newRelease = times.filter((t) => t >= deployed).length;
+    const changed = upstream.lines.find((l) => l.includes("changed:"));
+    expect(changed).toContain(`\`release\` = \`api@2.4.0\` in ${newRelease.toLocaleString("en-US")} of ${since8.toLocaleString("en-US")} events since 08:00 UTC (none of ${from6} in the 2 hours before), since 08:52 UTC`);
+    // The deploy marker and the change agree on the minute.
+    expect(line(text, /the deploy of release `api@2\.4\.0`/)).toMatch(/^- 08:52 UTC in /);
+  });
+
+  it("a late upload of events dated before a fix is not a regression: the issue resolved at 08:20 is marked, not 'reopened 07:30'", async () => {
+    const now = at("2026-11-12T09:00:00Z");
+    const { user, projects } = await userWithProjects("exports");
+    const [exports] = projects;
+    const exportFailed = (i: number) => `Nightly export ${i} failed: S3 upload timed out`;
+    const webhook = () => "Webhook signature mismatch for endpoint we_1";
+    await store(exports!.id, [
+      { level: "error", message: exportFailed, times: spread(at("2026-11-12T06:10:00Z"), at("2026-11-12T07:40:00Z"), 10) },
+      { level: "error", message: webhook, times: spread(at("2026-11-12T06:00:00Z"), at("2026-11-12T07:00:00Z"), 5) },
+    ]);
+    const resolve = (title: string, resolvedAt: string) =>
+      prisma.issue.updateMany({
+        where: { projectId: exports!.id, title: { startsWith: title } },
+        data: { status: "resolved", resolvedAt: new Date(resolvedAt), statusChangedAt: new Date(resolvedAt), resolveMode: "now" },
+      });
+    await resolve("Nightly export", "2026-11-12T08:20:00Z");
+    await resolve("Webhook signature", "2026-11-12T08:00:00Z");
+    // At 08:40 a worker uploads 12 export failures it held back, dated 07:30 to 07:41; at 08:31 the webhook fails again.
+    await store(exports!.id, [
+      { level: "error", message: exportFailed, times: spread(at("2026-11-12T07:30:00Z"), at("2026-11-12T07:41:00Z"), 12), receivedAt: at("2026-11-12T08:40:00Z") },
+      { level: "error", message: webhook, times: [at("2026-11-12T08:31:10Z")] },
+    ]);
+
+    const text = await digest(user.id, now - 2 * HOUR, now);
+    expect(section(text, "**Regressions:**")).toEqual(["**Regressions:**", expect.stringMatching(/^- \*\*error\*\* in `exports-\w+`: `Webhook signature mismatch for endpoint <id>`, reopened 08:31 UTC, 2 events, last at 08:31 UTC$/)]);
+    const late = topIssue(text, "Nightly export <num> failed: S3 upload timed out");
+    expect(late.lines[0]).toMatch(/\(resolved\): `Nightly export <num> failed/);
+    // 07:00 to 07:40 on time (5), 07:30 to 07:41 late (12). Silent since: it was fixed, not "stopped".
+    expect(late.lines[1]).toMatch(/^ {3}17 events, first 07:00 UTC, last at 07:41 UTC; up from 5; known since 06:10 UTC; resolved at 08:20 UTC; /);
+    expect(text).not.toContain("stopped");
+    expect(late.lines[1]).toContain("resolved at 08:20 UTC; 12 of these events are late (dated before it, arrived after it): not a regression");
+    expect(text).not.toMatch(/reopened 07:/);
+    const first = line(text, /^\*\*Look first at:\*\*/);
+    expect(first).toContain("Webhook signature mismatch");
+    expect(first).not.toContain("Nightly export");
+    const issue = await prisma.issue.findFirstOrThrow({ where: { projectId: exports!.id, title: { startsWith: "Nightly export" } } });
+    expect([issue.status, Number(issue.lateCount), issue.regressedAt]).toEqual(["resolved", 12, null]);
+  });
+
+  it("in a young project, the deploy a minute before an outage leads the changes and 'Look first at', not 'and 2 more' behind routine info lines", async () => {
+    const now = at("2026-11-15T10:00:00Z");
+    const { user, projects } = await userWithProjects("shop");
+    const [shop] = projects;
+    const deployed = at("2026-11-15T09:40:45Z");
+    const pages = spread(at("2026-11-15T09:03:00Z"), at("2026-11-15T09:59:00Z"), 120);
+    const routine = ["Server started on port 3000", "Connected to database primary", "Cache warmed in 412ms", "Loaded 18 feature flags", "Scheduler started with 4 jobs", "Mailer ready"];
+    await store(shop!.id, [
+      ...routine.map((message, k) => ({ level: "info" as const, message: () => message, times: [at("2026-11-15T09:02:00Z") + k * 3 * MINUTE, deployed + k * 1_000], release: (i: number) => (i === 0 ? "shop@1.7.9" : "shop@1.8.0") })),
+      { level: "info", message: (i) => `GET /products ${200} in ${40 + i}ms`, times: pages, release: (i) => (pages[i]! < deployed ? "shop@1.7.9" : "shop@1.8.0") },
+      {
+        level: "error",
+        message: () => "Checkout failed: connect ECONNREFUSED 10.0.3.7:5432",
+        times: spread(at("2026-11-15T09:41:31Z"), at("2026-11-15T09:59:50Z"), 300),
+        release: () => "shop@1.8.0",
+      },
+    ]);
+    // The release's first event: the first of the routine lines restarting on the new build, 09:40:45.
+    const text = await digest(user.id, now - HOUR, now);
+    const changes = section(text, "**Changes**");
+    expect(changes[1]).toBe(`- 09:40 UTC in \`${shop!.name}\`: the deploy of release \`shop@1.8.0\` (its first event)`);
+    expect(changes[2]).toBe(`  - the new error \`Checkout failed: connect ECONNREFUSED <ip>\` in \`${shop!.name}\` started 46 seconds after the deploy of release \`shop@1.8.0\``);
+    const first = line(text, /^\*\*Look first at:\*\*/);
+    expect(first).toBe(
+      `**Look first at:** the error \`Checkout failed: connect ECONNREFUSED <ip>\` in \`${shop!.name}\`: 300 events since 09:41 UTC, ongoing, new, 46 seconds after the deploy of release \`shop@1.8.0\` in \`${shop!.name}\`.`,
+    );
+    // The young project's first release is a deploy too, and the routine lines are still counted as changes below.
+    expect(changes.some((l) => l.includes("the deploy of release `shop@1.7.9`"))).toBe(true);
+    expect(changes.at(-1)).toMatch(/^- and \d+ more$/);
+  });
+});
+
+/** The lines of a section of `text`, from the line starting with `label` to the next blank line. */
+function section(text: string, label: string): string[] {
+  const lines = text.split("\n");
+  const start = lines.findIndex((l) => l.startsWith(label));
+  expect(start, `no section ${label} in:\n${text}`).toBeGreaterThanOrEqual(0);
+  const end = lines.findIndex((l, i) => i > start && l === "");
+  return lines.slice(start, end === -1 ? undefined : end);
+}
+
+/** The user message a model is sent for the window (its answer is not used). */
+async function promptOf(userId: string, since: number, now: number): Promise<string> {
+  let sent = "";
+  const model = new MockLanguageModelV4({
+    modelId: "mock",
+    doGenerate: async (options) => {
+      sent = options.prompt.filter((m) => m.role === "user").map((m) => (m.content as { text?: string }[]).map((p) => p.text ?? "").join("")).join("\n");
+      return { content: [{ type: "text", text: "{}" }], finishReason: { unified: "stop", raw: "stop" }, usage: { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } }, warnings: [] };
+    },
+  });
+  await summarizeRecentEvents({ id: userId }, { limit: 50, since: new Date(since) }, { now: new Date(now), model });
+  return sent;
+}

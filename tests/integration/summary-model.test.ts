@@ -143,7 +143,15 @@ describe("scrubbing before the provider (AI_SCRUB)", () => {
         level: "error",
         message: (i) => `Login failed for jane.doe@example.com from 203.0.113.77 (attempt ${i}) with key tlt_5f0c1e9a7b3d4c2e8f6a0b1c2d3e4f5a`,
         times: spread(now - 10 * MINUTE, now - 5_000, 5),
-        context: () => ({ ip: "2001:db8:85a3::8a2e:370:7334", card: "4242 4242 4242 4242", pan: "4111111111111111", authorization: "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJqYW5lIn0.c2lnbmF0dXJl", stripe: "sk_live_51HxYzAbCdEfGhIjKl" }),
+        // The account value changed against the previous hour (a "changed" fact) and the release is new (a deploy marker): both carry secrets too.
+        context: () => ({ ip: "2001:db8:85a3::8a2e:370:7334", card: "4242 4242 4242 4242", pan: "4111111111111111", authorization: "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJqYW5lIn0.c2lnbmF0dXJl", stripe: "sk_live_51HxYzAbCdEfGhIjKl", account: "jane.doe@example.com" }),
+        release: () => "hotfix-203.0.113.77",
+      },
+      {
+        level: "error",
+        message: (i) => `Login failed for ops@example.net from 198.51.100.1 (attempt ${i}) with key tlt_00000000000000000000000000000000`,
+        times: spread(now - 80 * MINUTE, now - 70 * MINUTE, 5),
+        context: () => ({ account: "ops@example.net" }),
       },
     ]);
     return { cookie, query: `since=${Math.floor((now - HOUR) / 1000)}`, projectId: projects[0]!.id };
@@ -157,6 +165,9 @@ describe("scrubbing before the provider (AI_SCRUB)", () => {
     expect(res.headers.get("X-Summary-Source")).toBe("model:fake-local");
     const sent = fake.requests.slice(before).map((r) => messageText(r, "user") + messageText(r, "system")).join("\n");
     expect(sent).toContain("Login failed for [email] from [ip]");
+    // The facts that quote values do so masked: the changed account, the new release.
+    expect(sent).toMatch(/"changed":\[\{"context":"account","value":"\[email\]","count":5,"of":5/);
+    expect(sent).toContain('"release":"hotfix-[ip]"');
     for (const secret of SECRETS) expect(sent, secret).not.toContain(secret);
     expect(sent).toContain("[card]");
     expect(sent).toContain("[key]");
@@ -171,6 +182,8 @@ describe("scrubbing before the provider (AI_SCRUB)", () => {
     const sent = fake.requests.slice(before).map((r) => messageText(r, "user")).join("\n");
     expect(sent).toContain("jane.doe@example.com");
     expect(sent).toContain("tlt_5f0c1e9a7b3d4c2e8f6a0b1c2d3e4f5a");
+    expect(sent).toMatch(/"changed":\[\{"context":"account","value":"jane\.doe@example\.com"/);
+    expect(sent).toContain('"release":"hotfix-203.0.113.77"');
   });
 });
 

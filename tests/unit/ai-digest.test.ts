@@ -77,7 +77,7 @@ describe("buildDigest", () => {
   it("says what to look at first, right after the totals, with its exact count", () => {
     const text = buildDigest(incidentFacts().facts);
     expect(linesOf(text)[2]).toBe(
-      "**Look first at:** the error `Stripe API timeout after <n>ms while charging order <id>` in `checkout`: 1,024 events since 09:12 UTC, ongoing, new.",
+      "**Look first at:** the error `Stripe API timeout after <n>ms while charging order <id>` in `checkout`: 1,024 events since 09:12 UTC, ongoing, new, 2 minutes after `Deploy <*> finished` in `checkout`.",
     );
   });
 
@@ -140,7 +140,7 @@ describe("buildDigest", () => {
   it("reports changes and a new error that started within 15 minutes after one", () => {
     const text = buildDigest(incidentFacts().facts);
     expect(section(text, "Changes")).toEqual([
-      "**Changes** (info issues new in this window, or back after a quiet previous one, such as deploys):",
+      "**Changes** (deploys: the first event of a new release; info issues new in this window or back after a quiet previous one; those followed by new errors first):",
       "- 09:10 UTC in `checkout`: `Deploy <*> finished` (latest: `Deploy v2.14.0 finished`)",
       "  - the new error `Stripe API timeout after <n>ms while charging order <id>` in `checkout` started 2 minutes after `Deploy <*> finished`",
       "  - the regressed error `Webhook signature mismatch` in `api` started 11 minutes after `Deploy <*> finished`",

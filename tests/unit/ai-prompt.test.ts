@@ -150,7 +150,7 @@ describe("buildSummaryPrompt", () => {
     const header = p.prompt.slice(0, p.prompt.indexOf(`<events-${p.boundary}>`));
     expect(header).toContain("Window: the last hour, 2026-11-22 09:00 to 10:00 UTC (now). Trends compare with the previous hour, 08:00 to 09:00 UTC.");
     expect(header).toContain("Exact totals: 1651 events (1373 errors, 230 warnings, 48 info) across 3 of 5 projects, in 63 distinct issues; 3 events examined in detail.");
-    expect(header).toContain("new issues (errors and warnings): 1; regressions: 1; changes (new info issues): 1; projects that went quiet: 1.");
+    expect(header).toContain("new issues (errors and warnings): 1; regressions: 1; deploys (new releases): 0; changes (new info issues): 1; projects that went quiet: 1.");
     expect(header).toContain("56 more issues with events in the window are counted in the totals but not listed");
     expect(header).toContain("Nothing was left out for length.");
   });

@@ -172,7 +172,7 @@ describe("findChanges", () => {
     const deploy = issueFacts({ title: "Deploy finished", level: "info", isNew: true, windowFirst: at("09:10") });
     const outage = issueFacts({ title: "Stripe API timeout", isNew: true, windowFirst: at("09:15") });
     const changes = findChanges([injected, deploy, outage]);
-    expect(changes.map((c) => c.change.title)).toEqual(["Deploy finished"]);
+    expect(changes.map((c) => (c.change.kind === "info" ? c.change.issue.title : c.change.deploy.release))).toEqual(["Deploy finished"]);
     expect(changes[0]!.followers.map((f) => f.issue.title)).toEqual(["Stripe API timeout"]);
   });
 
@@ -185,7 +185,7 @@ describe("findChanges", () => {
     const oldError = issueFacts({ title: "old", windowFirst: at("09:11") });
     const newWarn = issueFacts({ title: "warn", level: "warn", isNew: true, windowFirst: at("09:11") });
     const changes = findChanges([soon, tooLate, later, before, oldError, newWarn, deploy]);
-    expect(changes.map((c) => c.change.title)).toEqual(["Deploy finished", "Flag flipped"]);
+    expect(changes.map((c) => (c.change.kind === "info" ? c.change.issue.title : c.change.deploy.release))).toEqual(["Deploy finished", "Flag flipped"]);
     expect(changes[0]!.followers.map((f) => [f.issue.title, f.afterMs])).toEqual([["soon", 120_000]]);
     expect(changes[1]!.followers).toEqual([]);
   });

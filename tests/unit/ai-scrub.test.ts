@@ -51,3 +51,11 @@ describe("scrubText", () => {
     expect(scrubText(nasty).length).toBeGreaterThan(0);
   });
 });
+
+describe("scrubText of whole texts", () => {
+  it("keeps package@version release names, still masks full addresses; cut texts lose a trailing partial address", () => {
+    expect(scrubText("shop@1.8.0", { whole: true })).toBe("shop@1.8.0");
+    expect(scrubText("deployed by jane.doe@example.com", { whole: true })).toBe("deployed by [email]");
+    expect(scrubText("Login failed for john.doe@exam")).toBe("Login failed for [email]");
+  });
+});

@@ -65,10 +65,11 @@ describe("Slack and Discord bodies make no link from client text", () => {
     expect(body.allowed_mentions).toEqual({ parse: [] });
   });
 
-  it("the mail's plain text names the issue once (the headline), and quotes it inert", () => {
+  it("the mail names the issue once, in its subject (the plain text does not repeat it), and quotes it inert", () => {
     const mail = alertMail(notification, "oncall@example.com");
-    const title = mail.text.split("\n").filter((line) => line.includes("Reset your password"));
-    expect(title).toHaveLength(1);
+    expect(mail.subject).toContain("Reset your password");
+    expect(mail.text.split("\n").filter((line) => line.includes("Reset your password"))).toHaveLength(0);
+    expect(mail.subject).not.toMatch(/https?:\/\/evil|evil\.example/);
     expect(mail.text).not.toMatch(/https?:\/\/evil|evil\.example/);
   });
 });

@@ -64,3 +64,39 @@ describe("spike notifications say what the rule asked for, in every channel", ()
     expect(discordBody({ ...n, issue }).embeds[0]!.description).toBe("Payment failed for order <id\\>"); // Markdown escaped
   });
 });
+
+describe("alert mails: the concrete latest event, its release and frame; the plain text does not repeat the title", () => {
+  const latest = { message: "Payment failed for order ord_8f3k2a1c: card_declined (visit https://evil.example/login)", release: "shop@1.8.0", frame: "chargeCard (src/payments/charge.ts:42)" };
+  const n: Notification = { ...base, trigger: "new_issue", spike: null, issue: { ...issue, latest }, url: issue.url };
+
+  it("a new issue: the subject names it; the text starts with the latest message as sent, then release, frame and counts", () => {
+    const mail = alertMail(n, "oncall@example.com");
+    expect(mail.subject).toBe('[Telltale] New issue in "shop-api": Payment failed for order <id>');
+    // Dots and at signs in client text are look-alikes (linkFree), so no mail client links "charge.ts" or a release.
+    const lines = mail.text.replace(/\u2024/g, ".").replace(/\uff20/g, "@").split("\n");
+    expect(lines.slice(0, 4)).toEqual([
+      expect.stringMatching(/^Latest event: Payment failed for order ord_8f3k2a1c: card_declined \(visit /),
+      "Release: shop@1.8.0",
+      "In your code: chargeCard (src/payments/charge.ts:42)",
+      "error · 61 events · first seen 2026-11-27 05:05:33 UTC · last seen 2026-11-27 05:37:27 UTC",
+    ]);
+    expect(mail.text).not.toContain("Payment failed for order <id>");
+    expect(mail.text).not.toContain("New issue in");
+    // The client's text stays inert: no link but ours.
+    expect(mail.text).not.toMatch(/https?:\/\/evil|evil\.example/);
+  });
+
+  it("a latest message equal to the title is not said twice; no release or frame, no line", () => {
+    const plain = alertMail({ ...n, issue: { ...issue, latest: { message: issue.title, release: null, frame: null } } }, "a@example.com");
+    expect(plain.text.split("\n")[0]).toBe("error · 61 events · first seen 2026-11-27 05:05:33 UTC · last seen 2026-11-27 05:37:27 UTC");
+    expect(plain.text).not.toContain("Payment failed for order <id>");
+  });
+
+  it("an issue spike: its count in place of the subject's line, the threshold after; a digest or test mail keeps its headline", () => {
+    const spike = alertMail({ ...n, trigger: "spike", spike: { observed: 12, count: 10, minutes: 1, scope: "issue" } }, "a@example.com");
+    expect(spike.text.split("\n")[0]).toBe("12 events in 1 min.");
+    expect(spike.text).toContain("Threshold: 10 events in 1 min (one issue).");
+    expect(spike.text).not.toContain("Payment failed for order <id>");
+    expect(alertMail(base, "a@example.com").text.split("\n")[0]).toBe('Spike in "shop-api": 59 events in 5 min across the project');
+  });
+});

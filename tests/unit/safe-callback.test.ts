@@ -64,5 +64,6 @@ describe("signInPath", () => {
     expect(signInPath()).toBe("/signin");
     expect(signInPath("/projects/a?b=c")).toBe("/signin?callbackUrl=%2Fprojects%2Fa%3Fb%3Dc");
     expect(signInPath("//evil.com")).toBe("/signin?callbackUrl=%2Fprojects");
+    expect(signInPath(undefined, "a@example.test")).toBe("/signin?email=a%40example.test");
   });
 });

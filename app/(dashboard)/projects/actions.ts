@@ -10,7 +10,9 @@ import { idSchema } from "@/lib/http/input";
 import { acceptInvitationById } from "@/lib/invitations/service";
 import { createProject } from "@/lib/projects/create-project";
 import { createProjectBodySchema } from "@/lib/projects/schemas";
-import { getProjectDetails, rotateKeyAsOwner } from "@/lib/projects/service";
+import { rotateKeyQuerySchema } from "@/lib/projects/schemas";
+import { revealApiKey, rotateKeyAsOwner } from "@/lib/projects/service";
+import { siteOrigin } from "@/app/(dashboard)/session";
 
 /** Creates a project owned by the caller and hands its key to the form, once. */
 export const createProjectAction = sessionAction(createProjectBodySchema, async ({ user, input }): Promise<CreateProjectState> => {
@@ -21,18 +23,24 @@ export const createProjectAction = sessionAction(createProjectBodySchema, async 
 
 /** The plaintext key, only when a member presses Reveal or Copy (bound to `{ projectId }`). */
 export const revealKeyAction = projectAction({ role: "member" }, async ({ access }): Promise<RevealResult> => {
-  const { apiKey } = await getProjectDetails(access);
+  const apiKey = await revealApiKey(access);
   if (!apiKey) {
     return { ok: false, error: "This key can't be shown: it was stored under another TELLTALE_SECRET (or there is no active key). An owner can Rotate it to make a new one." };
   }
   return { ok: true, apiKey };
 });
 
-/** Owner only: a new key; the old one stops working at once. */
-export const rotateKeyAction = projectAction({ role: "owner" }, async ({ access }): Promise<ActionState> => {
-  await rotateKeyAsOwner(access);
+/**
+ * Owner only: a new API key (`kind` secret, the default) or DSN key (`kind`
+ * public); the old one stops working at once. The answer shows the new one.
+ */
+export const rotateKeyAction = projectAction({ role: "owner", input: rotateKeyQuerySchema }, async ({ access, input }): Promise<ActionState> => {
+  const rotated = await rotateKeyAsOwner(access, input.kind, await siteOrigin());
   revalidatePath("/projects");
-  return { ok: true, message: "Key rotated. Update your applications with the new key." };
+  revalidatePath(`/projects/${access.projectId}/settings`);
+  return rotated.kind === "secret"
+    ? { ok: true, message: "API key rotated: the old key no longer works. Update your applications with the new one:", shown: { label: `New API key for ${access.projectName}`, value: rotated.apiKey } }
+    : { ok: true, message: "DSN key rotated: the old DSN no longer works. Update your SDKs with the new one:", shown: { label: `New DSN for ${access.projectName}`, value: rotated.dsn } };
 });
 
 /** Accepts one of the caller's pending invitations (listed on the Projects page) and opens the project. */

@@ -2,15 +2,17 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { ApiKeyField } from "@/components/api-key-field";
 import { buttonClass } from "@/components/button";
-import { ConfirmDialog } from "@/components/confirm-dialog";
+import { RotateKeyDialog } from "@/components/rotate-key-dialog";
 import { CreateProjectForm } from "@/components/create-project-form";
 import { LocalTime } from "@/components/local-time";
 import { RoleBadge } from "@/components/role-badge";
 import { ActionButton } from "@/components/action-button";
 import { listPendingInvitationsForUser } from "@/lib/invitations/service";
 import { maskApiKey } from "@/lib/keys/format";
+import { DsnPanel } from "@/components/dsn-panel";
+import { readProjectDsns } from "@/lib/projects/dsn";
 import { listProjectsForUser } from "@/lib/projects/service";
-import { requireUser } from "@/app/(dashboard)/session";
+import { requireUser, siteOrigin } from "@/app/(dashboard)/session";
 import { acceptInvitationByIdAction, createProjectAction, revealKeyAction, rotateKeyAction } from "./actions";
 
 export const metadata: Metadata = { title: "Projects" };
@@ -19,7 +21,12 @@ const numberFormat = new Intl.NumberFormat("en-US");
 
 export default async function ProjectsPage() {
   const user = await requireUser("/projects");
-  const [projects, invitations] = await Promise.all([listProjectsForUser(user.id), listPendingInvitationsForUser(user)]);
+  const [projects, invitations, origin] = await Promise.all([listProjectsForUser(user.id), listPendingInvitationsForUser(user), siteOrigin()]);
+  // The DSN's key only sends events, so unlike the API key it is in the page.
+  const dsns = await readProjectDsns(
+    projects.map((p) => p.id),
+    origin,
+  );
   // Only the last four characters of each key leave the server with the page.
   const masks = projects.map((p) => (p.keyLast4 ? maskApiKey(p.keyLast4) : null));
 
@@ -27,7 +34,7 @@ export default async function ProjectsPage() {
     <div className="space-y-8">
       <div>
         <h1 className="text-2xl font-semibold tracking-tight">Projects</h1>
-        <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">Each project has its own API key and its own events.</p>
+        <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">Each project has its own API key, its own DSN for Sentry SDKs, and its own events.</p>
       </div>
 
       {invitations.length > 0 && (
@@ -105,20 +112,7 @@ export default async function ProjectsPage() {
                     <div className="flex items-center justify-between gap-2">
                       <span className="text-xs font-medium tracking-wide text-zinc-500 uppercase dark:text-zinc-400">API key</span>
                       {project.role === "owner" && (
-                        <ConfirmDialog
-                          triggerLabel="Rotate"
-                          triggerAriaLabel={`Rotate API key for ${project.name}`}
-                          triggerVariant="ghost"
-                          title={`Rotate the API key of “${project.name}”?`}
-                          confirmLabel="Rotate key"
-                          action={rotateKeyAction}
-                          fields={{ projectId: project.id }}
-                        >
-                          <p>
-                            A new key is created and <strong className="text-zinc-900 dark:text-zinc-100">the old key stops working immediately</strong>:
-                            every application still sending with it will get 401 errors until you update it.
-                          </p>
-                        </ConfirmDialog>
+                        <RotateKeyDialog projectId={project.id} projectName={project.name} kind="secret" action={rotateKeyAction} />
                       )}
                     </div>
                     {masks[i] ? (
@@ -127,6 +121,11 @@ export default async function ProjectsPage() {
                       <p className="text-sm text-zinc-500">No active key. An owner can create one with Rotate.</p>
                     )}
                   </div>
+                  <DsnPanel
+                    projectName={project.name}
+                    dsn={dsns.get(project.id) ?? null}
+                    rotate={project.role === "owner" && <RotateKeyDialog projectId={project.id} projectName={project.name} kind="public" action={rotateKeyAction} />}
+                  />
                 </article>
               </li>
             ))}
@@ -144,7 +143,7 @@ function EmptyState() {
         Get started in three steps
       </h2>
       <ol className="mt-3 list-decimal space-y-2 pl-5 text-sm text-zinc-600 dark:text-zinc-400">
-        <li>Create a project above: it comes with its own API key.</li>
+        <li>Create a project above: it comes with its own API key and a DSN for Sentry SDKs.</li>
         <li>
           Send an event from your server: <code className="font-mono text-xs">POST /api/events</code> with the header{" "}
           <code className="font-mono text-xs">Authorization: Bearer &lt;API key&gt;</code>. The project’s page has a ready-to-run curl command.

@@ -6,7 +6,7 @@ import { signOut } from "@/lib/auth/config";
 import { signInPath } from "@/lib/auth/safe-callback";
 import { AppError } from "@/lib/http/errors";
 import { invitationTokenSchema } from "@/lib/invitations/schemas";
-import { acceptInvitation } from "@/lib/invitations/service";
+import { acceptInvitation, getInvitationPreview } from "@/lib/invitations/service";
 
 /** Accepts the invitation and opens its project; on failure, back to the page, which shows why. */
 export async function acceptInvitationAction(token: string): Promise<void> {
@@ -24,8 +24,9 @@ export async function acceptInvitationAction(token: string): Promise<void> {
   redirect(`/projects/${encodeURIComponent(projectId)}`);
 }
 
-/** Signs out and comes back here, to sign in with the invited address. */
+/** Signs out and comes back here, to sign in with the invited address (filled in on the sign-in form). */
 export async function signOutForInvitationAction(token: string): Promise<void> {
   const invitationPage = `/invitations/${encodeURIComponent(token)}`;
-  await signOut({ redirectTo: signInPath(invitationPage) });
+  const preview = invitationTokenSchema.safeParse(token).success ? await getInvitationPreview(token, null) : null;
+  await signOut({ redirectTo: signInPath(invitationPage, preview?.email) });
 }

@@ -46,7 +46,7 @@ export default async function InvitationPage({ params }: { params: Promise<{ tok
         </div>
       ) : !user ? (
         <div className="space-y-2">
-          <a className={buttonClass("primary", "md", "w-full")} href={signInPath(here)}>
+          <a className={buttonClass("primary", "md", "w-full")} href={signInPath(here, preview.email)}>
             Sign in with the invited address
           </a>
           <p className="text-xs text-zinc-500 dark:text-zinc-400">Then accept the invitation on this page.</p>

@@ -1,14 +1,22 @@
 import { buttonMailHtml, deliverMail, MailNotConfiguredError, type MailMessage } from "@/lib/mail/send-mail";
 import { plural } from "@/lib/text/plural";
-import { clip, DIGEST_LISTED, headline, headlineNamesIssue, issueFacts, linkFree, pausedFacts, spikeFacts, type Notification } from "@/lib/alerts/messages";
+import { clip, DIGEST_LISTED, headline, headlineNamesIssue, issueFacts, latestFacts, linkFree, pausedFacts, spikeFacts, type Notification } from "@/lib/alerts/messages";
 import { clipAnswer, type AlertChannel } from "@/lib/alerts/channels/types";
 
-/** The mail: subject, plain text and HTML, with every quoted text made inert (no links but ours). */
+/**
+ * The mail: subject, plain text and HTML, with every quoted text made inert
+ * (no links but ours). When the subject names the issue, the plain text
+ * does not say it again: it starts with what the subject cannot hold, the
+ * latest event's message as sent, its release and the newest frame in the
+ * app's own code, then the issue's counts.
+ */
 export function alertMail(n: Notification, to: string): MailMessage {
   const line = headline(n, linkFree);
+  const titleInSubject = headlineNamesIssue(n);
   const details: string[] = [];
-  // The headline names the issue already; the body adds its facts.
-  if (n.issue) details.push(...(headlineNamesIssue(n) ? [] : [linkFree(clip(n.issue.title))]), issueFacts(n.issue));
+  // A spike's subject holds its count too; the text says it plainly in place of the subject.
+  if (titleInSubject && n.spike) details.push(`${plural(n.spike.observed, "event")} in ${n.spike.minutes} min.`);
+  if (n.issue) details.push(...(titleInSubject ? [] : [linkFree(clip(n.issue.title))]), ...latestFacts(n.issue, linkFree), issueFacts(n.issue));
   if (n.spike) details.push(spikeFacts(n.spike));
   if (n.digest) {
     for (const item of n.digest.issues.slice(0, DIGEST_LISTED)) details.push(`- ${linkFree(clip(item.title))} (${item.level}, ${plural(item.count, "event")})`);
@@ -22,7 +30,7 @@ export function alertMail(n: Notification, to: string): MailMessage {
   return {
     to,
     subject: `[Telltale] ${line}`,
-    text: [line, "", ...details, "", `Open in Telltale: ${n.url}`, "", footnote, ""].join("\n"),
+    text: [...(titleInSubject ? [] : [line, ""]), ...details, "", `Open in Telltale: ${n.url}`, "", footnote, ""].join("\n"),
     html: buttonMailHtml({ intro: [line, ...details].join(" — "), buttonLabel: button, url: n.url, footnote }),
   };
 }

@@ -1,6 +1,10 @@
 import type { Metadata } from "next";
+import { ActionButton } from "@/components/action-button";
 import { AlertSettings } from "@/components/alert-settings";
+import { AllowedOriginsForm } from "@/components/allowed-origins-form";
 import { ConfirmDialog } from "@/components/confirm-dialog";
+import { DsnPanel } from "@/components/dsn-panel";
+import { RotateKeyDialog } from "@/components/rotate-key-dialog";
 import { InviteForm } from "@/components/invite-form";
 import { LocalTime } from "@/components/local-time";
 import { RoleBadge } from "@/components/role-badge";
@@ -8,9 +12,12 @@ import { listAlertDeliveries } from "@/lib/alerts/deliveries";
 import { listAlertRules } from "@/lib/alerts/rules";
 import { listProjectInvitations, type ProjectInvitation } from "@/lib/invitations/service";
 import { listMembers } from "@/lib/projects/members";
-import { projectAccess } from "@/app/(dashboard)/session";
+import { getProjectDetails } from "@/lib/projects/service";
+import { droppedItemTotals } from "@/lib/sentry/dropped-items";
+import { projectAccess, siteOrigin } from "@/app/(dashboard)/session";
+import { rotateKeyAction } from "@/app/(dashboard)/projects/actions";
 import { createAlertRuleAction, deleteAlertRuleAction, resumeAlertRuleAction, sendTestAlertAction } from "./alert-actions";
-import { deleteProjectAction, inviteAction, removeMemberAction, revokeInvitationAction } from "./actions";
+import { changeRoleAction, deleteProjectAction, inviteAction, removeMemberAction, revokeInvitationAction, updateAllowedOriginsAction } from "./actions";
 
 type Props = { params: Promise<{ id: string }> };
 
@@ -20,17 +27,22 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
   return { title: `${access.projectName} · Team & settings` };
 }
 
+const DROPPED_DAYS = 30;
+const numberFormat = new Intl.NumberFormat("en-US");
+
 const card = "rounded-xl border border-zinc-200 bg-white p-4 shadow-sm sm:p-5 dark:border-zinc-800 dark:bg-zinc-900";
 
 export default async function ProjectSettingsPage({ params }: Props) {
   const { id } = await params;
   const access = await projectAccess(id);
   const isOwner = access.role === "owner";
-  const [members, invitations, alertRules, alertLog] = await Promise.all([
+  const [members, invitations, alertRules, alertLog, details, dropped] = await Promise.all([
     listMembers(access),
     isOwner ? listProjectInvitations(access) : Promise.resolve([] as ProjectInvitation[]),
     listAlertRules(access),
     listAlertDeliveries(access, { limit: 20 }),
+    siteOrigin().then((origin) => getProjectDetails(access, origin)),
+    droppedItemTotals(access.projectId, DROPPED_DAYS),
   ]);
   const renderedAt = Date.now();
   const ownerCount = members.filter((m) => m.role === "owner").length;
@@ -57,6 +69,15 @@ export default async function ProjectSettingsPage({ params }: Props) {
                   </p>
                 </div>
                 <RoleBadge role={member.role} />
+                {isOwner && (!self || ownerCount > 1) && (
+                  <ActionButton
+                    action={changeRoleAction}
+                    fields={{ projectId: id, userId: member.userId, role: member.role === "owner" ? "member" : "owner" }}
+                    label={member.role === "owner" ? "Make member" : "Make owner"}
+                    ariaLabel={`${member.role === "owner" ? "Make member" : "Make owner"}: ${member.email}`}
+                    variant="secondary"
+                  />
+                )}
                 {self ? (
                   <ConfirmDialog
                     triggerLabel="Leave"
@@ -69,7 +90,7 @@ export default async function ProjectSettingsPage({ params }: Props) {
                     <p>You will lose access to its events and key. An owner can invite you again.</p>
                     {soleOwner && member.role === "owner" && (
                       <p className="text-amber-700 dark:text-amber-400">
-                        You are the only owner: make someone else an owner first (invite them as owner), or delete the project.
+                        You are the only owner: make another member an owner first (Make owner, beside them in this list), or delete the project.
                       </p>
                     )}
                   </ConfirmDialog>
@@ -99,7 +120,7 @@ export default async function ProjectSettingsPage({ params }: Props) {
             Invite a teammate
           </h2>
           <p className="mb-3 text-sm text-zinc-600 dark:text-zinc-400">
-            Members read events, see the API key and use the summary. Owners can also invite, remove, rotate the key and delete the project.
+            Members read events, see the API key and use the summary. Owners can also invite and remove members, change roles, rotate the keys and delete the project.
           </p>
           <InviteForm projectId={id} action={inviteAction} />
           <h3 className="mt-6 mb-2 text-sm font-semibold">Pending invitations</h3>
@@ -132,6 +153,41 @@ export default async function ProjectSettingsPage({ params }: Props) {
           )}
         </section>
       )}
+
+      <section aria-labelledby="sentry-heading" className={`${card} space-y-4`}>
+        <div>
+          <h2 id="sentry-heading" className="text-base font-semibold">
+            Sentry SDKs
+          </h2>
+          <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">Any Sentry SDK reports to this project with its DSN. The DSN’s key only sends events.</p>
+        </div>
+        <DsnPanel
+          projectName={access.projectName}
+          dsn={details.dsn}
+          rotate={isOwner && <RotateKeyDialog projectId={id} projectName={access.projectName} kind="public" action={rotateKeyAction} />}
+        />
+        <AllowedOriginsForm projectId={id} origins={details.allowedOrigins} editable={isOwner} action={updateAllowedOriginsAction} />
+        <div>
+          <h3 className="mb-1 text-sm font-semibold">Dropped items (last {DROPPED_DAYS} days)</h3>
+          <p className="mb-2 text-xs text-zinc-500 dark:text-zinc-400">
+            Accepted from the SDKs but not stored: performance data, sessions, replays, check-ins and the like. Turn them off in the SDK to save bandwidth.
+          </p>
+          {dropped.length === 0 ? (
+            <p className="text-sm text-zinc-500 dark:text-zinc-400">None.</p>
+          ) : (
+            <table aria-label="Dropped items" className="text-sm">
+              <tbody>
+                {dropped.map((d) => (
+                  <tr key={d.itemType}>
+                    <td className="py-0.5 pr-6 font-mono text-xs">{d.itemType}</td>
+                    <td className="py-0.5 text-right tabular-nums">{numberFormat.format(d.count)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </div>
+      </section>
 
       <AlertSettings
         projectId={id}

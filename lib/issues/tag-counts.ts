@@ -1,0 +1,66 @@
+/**
+ * Typed reads of the tag counts kept at ingest (issue_tag_hours,
+ * issue_tag_days; written by ingest-sql.ts tagCountUpsertCte): per issue,
+ * key and value, exact for whole hours or days.
+ */
+import { sql } from "kysely";
+import { sqlDb } from "@/lib/db/sql";
+import { textArray, uuidArray } from "@/lib/issues/window-counts";
+
+export type TagValueCount = {
+  issueId: string;
+  key: string;
+  value: string;
+  /** Events with it from `split` on, and in [from, split). */
+  count: number;
+  previousCount: number;
+  /** The first hour or day from `split` on that holds it (null: none). */
+  firstUnit: Date | null;
+};
+
+/**
+ * Tag value counts of `issueIds` in [split, now] and [from, split), both
+ * whole hours (`unit` "hour") or whole days ("day"): one primary-key range
+ * per issue. Values past the per-bucket bound (counted under "") and the
+ * keys in `skipKeys` are left out.
+ */
+export async function tagValueCounts(options: {
+  projectIds: string[];
+  issueIds: string[];
+  unit: "hour" | "day";
+  from: Date;
+  split: Date;
+  skipKeys: string[];
+}): Promise<TagValueCount[]> {
+  const { projectIds, issueIds, unit, from, split, skipKeys } = options;
+  if (issueIds.length === 0 || projectIds.length === 0) return [];
+  // The two tables have the same shape but for the bucket column's name.
+  const table = (unit === "hour" ? "issue_tag_hours" : "issue_tag_days") as "issue_tag_hours";
+  const at = unit as "hour";
+  const rows = await sqlDb()
+    .selectFrom(table)
+    .select([
+      sql<string>`issue_id::text`.as("issue_id"),
+      "key",
+      "value",
+      sql<string>`coalesce(sum(count) FILTER (WHERE ${sql.ref(at)} >= ${split}), 0)::bigint`.as("n"),
+      sql<string>`coalesce(sum(count) FILTER (WHERE ${sql.ref(at)} < ${split}), 0)::bigint`.as("previous_n"),
+      sql<number | null>`(extract(epoch FROM min(${sql.ref(at)}) FILTER (WHERE ${sql.ref(at)} >= ${split} AND count > 0)) * 1000)::float8`.as("first_unit"),
+    ])
+    .where("issue_id", "=", (eb) => eb.fn.any(uuidArray(issueIds)))
+    .where("project_id", "=", (eb) => eb.fn.any(textArray(projectIds)))
+    .where(at, ">=", from)
+    .where("value", "<>", "")
+    .$if(skipKeys.length > 0, (q) => q.where(sql<boolean>`NOT (key = ANY(${textArray(skipKeys)}))`))
+    .groupBy(["issue_id", "key", "value"])
+    .execute();
+  return rows.map((r) => ({
+    issueId: r.issue_id,
+    key: r.key,
+    value: r.value,
+    count: Number(r.n),
+    previousCount: Number(r.previous_n),
+    firstUnit: r.first_unit === null ? null : new Date(r.first_unit),
+  }));
+}
+

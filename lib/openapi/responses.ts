@@ -1,0 +1,236 @@
+/**
+ * The answers of the API as zod schemas, for the OpenAPI description. The
+ * handlers build their answers as TypeScript types (lib/<domain>); each
+ * schema here is checked at compile time to be exactly the type its handler
+ * returns (the `Checks` list at the end), and tests/integration/openapi
+ * validates real answers against the document, so the two cannot drift.
+ */
+import { z } from "zod";
+import { ROLES } from "@/lib/auth/roles";
+import { AlertDeliveryKind, AlertDeliveryStatus, AlertSpikeScope, AlertTrigger, WebhookFormat } from "@/lib/db/generated/kysely-enums";
+import { EVENT_LEVELS } from "@/lib/events/schema";
+import { ERROR_CODES } from "@/lib/http/errors";
+import type { ProblemBody } from "@/lib/http/problem";
+import { ISSUE_STATUSES } from "@/lib/issues/filters";
+import type { SummaryResult } from "@/lib/ai/summarize";
+import type { AlertDeliveryView } from "@/lib/alerts/deliveries";
+import type { AlertRuleView } from "@/lib/alerts/rules";
+import type { StoredEvent } from "@/lib/events/list";
+import type { RedisReadiness } from "@/lib/health";
+import type { BatchAnswer, SingleAnswer } from "@/lib/ingest/ingest";
+import type { CreatedInvitation, PendingInvitation, ProjectInvitation } from "@/lib/invitations/service";
+import type { IssueView, IssueWindow } from "@/lib/issues/service";
+import type { CreatedProject } from "@/lib/projects/create-project";
+import type { ProjectMember } from "@/lib/projects/members";
+import type { ProjectDetails, ProjectSummary } from "@/lib/projects/service";
+
+const isoTime = z.iso.datetime({ offset: true }).describe("ISO 8601 time");
+const role = z.enum(ROLES);
+const level = z.enum(EVENT_LEVELS);
+
+/** RFC 9457 problem details, the body of every error answer (application/problem+json). */
+export const problemSchema = z.object({
+  type: z.string().describe("urn:telltale:error:<code>"),
+  title: z.string(),
+  status: z.int().min(400).max(599),
+  detail: z.string().describe("What went wrong and what to do, in a sentence or two"),
+  code: z.enum(ERROR_CODES).describe("Stable machine-readable code"),
+  errors: z
+    .array(z.object({ path: z.string().describe("Dotted path of the field, e.g. events.3.level"), message: z.string() }))
+    .max(100)
+    .optional()
+    .describe("Every field problem found (at most 100; the detail says how many more)"),
+  requestId: z.string().optional().describe("On a 500: the id that is also in the server log"),
+});
+
+export const eventAcceptedSchema = z.object({ id: z.uuid(), receivedAt: isoTime });
+export const batchAcceptedSchema = z.object({ ids: z.array(z.uuid()).min(1), receivedAt: isoTime });
+
+/** OTLP's ExportLogsServiceResponse in its JSON mapping (64-bit counts are strings). */
+export const otlpLogsResponseSchema = z.object({
+  partialSuccess: z
+    .object({
+      rejectedLogRecords: z.string().regex(/^\d+$/).describe("int64 as a decimal string"),
+      errorMessage: z.string(),
+    })
+    .optional()
+    .describe("Present only when some records were refused; the others are stored"),
+});
+
+export const sentryAcceptedSchema = z.object({
+  id: z.string().nullable().describe("The event_id of the envelope's event, null when it held none to store"),
+});
+
+export const projectSummarySchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  role,
+  createdAt: isoTime,
+  eventCount: z.int().min(0),
+  keyLast4: z.string().nullable().describe("Last four characters of the active API key"),
+});
+export const projectListSchema = z.object({ projects: z.array(projectSummarySchema) });
+export const createdProjectSchema = z.object({ id: z.string(), name: z.string(), apiKey: z.string().regex(/^tlt_[A-Za-z0-9]+$/) });
+export const projectDetailsSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  role,
+  createdAt: isoTime,
+  apiKey: z.string().nullable().describe("null when it cannot be decrypted (another TELLTALE_SECRET); an owner can rotate it"),
+  dsn: z.string().nullable().describe("The Sentry DSN on this site's public origin; null when its public key cannot be decrypted"),
+  allowedOrigins: z.array(z.string()).describe('Origins whose pages may send through the Sentry routes; ["*"] is any'),
+});
+export const rotatedKeySchema = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("secret"), apiKey: z.string().regex(/^tlt_[A-Za-z0-9]+$/) }),
+  z.object({ kind: z.literal("public"), publicKey: z.string(), dsn: z.string() }),
+]);
+
+export const memberSchema = z.object({ userId: z.string(), email: z.string(), name: z.string().nullable(), role, joinedAt: isoTime });
+export const memberListSchema = z.object({ members: z.array(memberSchema) });
+
+const inviterSchema = z.object({ email: z.string(), name: z.string().nullable() });
+export const projectInvitationSchema = z.object({ id: z.string(), email: z.string(), role, createdAt: isoTime, expiresAt: isoTime, invitedBy: inviterSchema });
+export const projectInvitationListSchema = z.object({ invitations: z.array(projectInvitationSchema) });
+export const createdInvitationSchema = z.object({
+  id: z.string(),
+  email: z.string(),
+  role,
+  createdAt: isoTime,
+  expiresAt: isoTime,
+  inviteUrl: z.url().describe("The single-use link, to pass on if the mail does not arrive"),
+  emailSent: z.boolean(),
+});
+export const pendingInvitationSchema = z.object({
+  id: z.string(),
+  projectId: z.string(),
+  projectName: z.string(),
+  role,
+  createdAt: isoTime,
+  expiresAt: isoTime,
+  invitedBy: inviterSchema,
+});
+export const pendingInvitationListSchema = z.object({ invitations: z.array(pendingInvitationSchema) });
+export const acceptedInvitationSchema = z.object({ projectId: z.string(), role });
+
+export const storedEventSchema = z.object({
+  id: z.uuid(),
+  projectId: z.string(),
+  issueId: z.uuid().nullable(),
+  level,
+  message: z.string(),
+  context: z.record(z.string(), z.unknown()).nullable(),
+  timestamp: z.string().nullable().describe("As the client sent it; null when it sent none"),
+  receivedAt: isoTime,
+  occurredAt: isoTime,
+});
+export const eventPageSchema = z.object({ events: z.array(storedEventSchema), nextCursor: z.string().nullable() });
+
+const issueWindowSchema = z.object({ since: isoTime, until: isoTime, bucketMs: z.int().min(1) });
+const issueFields = {
+  id: z.uuid(),
+  projectId: z.string(),
+  level,
+  title: z.string(),
+  sampleMessage: z.string(),
+  firstSeen: isoTime,
+  lastSeen: isoTime,
+  count: z.int().min(0).describe("Events ever grouped into it"),
+  status: z.enum(ISSUE_STATUSES),
+  regressedAt: isoTime.nullable(),
+  windowCount: z.int().min(0).describe("Events in the window asked for"),
+  isNew: z.boolean(),
+  isRegressed: z.boolean(),
+  sparkline: z.array(z.int().min(0)).describe("Events per bucket of window.bucketMs, oldest first"),
+};
+export const issueSchema = z.object(issueFields);
+export const issuePageSchema = z.object({ issues: z.array(issueSchema), nextCursor: z.string().nullable(), window: issueWindowSchema });
+export const issueDetailsSchema = z.object({ ...issueFields, window: issueWindowSchema });
+export const issueStatusSchema = z.object({ id: z.uuid(), status: z.enum(ISSUE_STATUSES) });
+
+export const alertRuleSchema = z.object({
+  id: z.string(),
+  trigger: z.enum(AlertTrigger),
+  minLevel: level,
+  spike: z.object({ count: z.int(), minutes: z.int(), scope: z.enum(AlertSpikeScope) }).nullable(),
+  channel: z.discriminatedUnion("type", [
+    z.object({ type: z.literal("email"), userIds: z.array(z.string()) }),
+    z.object({ type: z.literal("webhook"), url: z.string().describe("Whole for owners, the origin only for members"), format: z.enum(WebhookFormat) }),
+  ]),
+  paused: z.object({ at: isoTime, reason: z.string().nullable() }).nullable(),
+  createdAt: isoTime,
+});
+export const alertRuleListSchema = z.object({ rules: z.array(alertRuleSchema) });
+export const createdAlertRuleSchema = alertRuleSchema.extend({
+  signingSecret: z.string().optional().describe("A webhook's signing secret, shown this once"),
+});
+export const alertDeliverySchema = z.object({
+  id: z.string(),
+  ruleId: z.string().nullable(),
+  kind: z.enum(AlertDeliveryKind),
+  issue: z.object({ id: z.string(), title: z.string() }).nullable(),
+  channel: z.string(),
+  status: z.enum(AlertDeliveryStatus),
+  answer: z.string().nullable(),
+  attempts: z.int().min(0),
+  createdAt: isoTime,
+  lastAttemptAt: isoTime.nullable(),
+  sentAt: isoTime.nullable(),
+  nextAttemptAt: isoTime.nullable(),
+  detail: z.record(z.string(), z.unknown()).nullable(),
+});
+export const alertDeliveryPageSchema = z.object({ deliveries: z.array(alertDeliverySchema), nextCursor: z.string().nullable() });
+export const testDeliverySchema = z.object({ delivery: alertDeliverySchema });
+
+export const summarySchema = z.strictObject({ summary: z.string() });
+const summaryResultFields = {
+  summary: z.string(),
+  source: z.union([z.literal("builtin"), z.templateLiteral(["model:", z.string()])]),
+  fallback: z.enum(["ai_unavailable", "ai_rate_limited", "ai_inconsistent"]).optional(),
+  eventCount: z.int().min(0),
+  examined: z.int().min(0),
+  cached: z.boolean(),
+};
+/** One line of GET /api/ai/summarize/stream: the digest at once, then the final answer. */
+export const summaryStreamLineSchema = z.object({ kind: z.enum(["digest", "final"]), ...summaryResultFields });
+
+export const liveSchema = z.object({ status: z.literal("ok") });
+export const readySchema = z.object({
+  status: z.literal("ok"),
+  details: z
+    .object({
+      redis: z.union([
+        z.object({ status: z.literal("ok") }),
+        z.object({ status: z.enum(["connecting", "unreachable"]), since: isoTime, reason: z.string().optional(), effect: z.string() }),
+      ]),
+    })
+    .optional()
+    .describe("With REDIS_URL only; an unreachable Redis is reported here, never a 503"),
+});
+
+/** The OpenAPI document itself (GET /api/openapi.json). */
+export const openApiDocumentSchema = z.looseObject({ openapi: z.string(), info: z.looseObject({ title: z.string(), version: z.string() }), paths: z.record(z.string(), z.unknown()) });
+
+// Compile-time proof that each schema is exactly what its handler returns.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Assert<T extends true> = T;
+type Out<S extends z.ZodType> = z.output<S>;
+// Unused on purpose: the compiler checks it (a name with `_` is not reported unused).
+type _Checks = [
+  Assert<Same<Out<typeof problemSchema>, ProblemBody>>,
+  Assert<Same<Out<typeof eventAcceptedSchema>, SingleAnswer>>,
+  Assert<Same<Out<typeof batchAcceptedSchema>, BatchAnswer>>,
+  Assert<Same<Out<typeof projectSummarySchema>, ProjectSummary>>,
+  Assert<Same<Out<typeof createdProjectSchema>, CreatedProject>>,
+  Assert<Same<Out<typeof projectDetailsSchema>, ProjectDetails>>,
+  Assert<Same<Out<typeof memberSchema>, ProjectMember>>,
+  Assert<Same<Out<typeof projectInvitationSchema>, ProjectInvitation>>,
+  Assert<Same<Out<typeof createdInvitationSchema>, CreatedInvitation>>,
+  Assert<Same<Out<typeof pendingInvitationSchema>, PendingInvitation>>,
+  Assert<Same<Out<typeof storedEventSchema>, StoredEvent>>,
+  Assert<Same<Out<typeof issueSchema>, IssueView>>,
+  Assert<Same<Out<typeof issueWindowSchema>, IssueWindow>>,
+  Assert<Same<Out<typeof alertRuleSchema>, AlertRuleView>>,
+  Assert<Same<Out<typeof alertDeliverySchema>, AlertDeliveryView>>,
+  Assert<Same<Omit<Out<typeof summaryStreamLineSchema>, "kind">, SummaryResult>>,
+  Assert<Same<NonNullable<Out<typeof readySchema>["details"]>["redis"], RedisReadiness>>,
+];
