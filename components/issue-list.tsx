@@ -3,6 +3,7 @@ import type { FormAction } from "@/components/action-state";
 import { NewBadge, RegressedBadge } from "@/components/issue-badges";
 import { IssueStatusActions } from "@/components/issue-status-actions";
 import { IssueTitle } from "@/components/issue-title";
+import { WorkflowSelectBox } from "@/components/issues/workflow-bulk";
 import { LevelBadge } from "@/components/level-badge";
 import { LocalTime } from "@/components/local-time";
 import { compactNumber, formatCount } from "@/components/number-format";
@@ -20,12 +21,14 @@ type Props = {
   /** The server's clock, for the relative times. */
   renderedAt: number;
   statusAction: FormAction;
+  /** A checkbox per issue for the bulk bar (inside a WorkflowSelection). */
+  selectable?: boolean;
 };
 
 const plural = (n: number, word: string) => `${formatCount(n)} ${pluralWord(n, word)}`;
 
 /** The project's issues: what went wrong, how often lately, since when; each one a click from its events. */
-export function IssueList({ issues, projectId, period, linkQuery, renderedAt, statusAction }: Props) {
+export function IssueList({ issues, projectId, period, linkQuery, renderedAt, statusAction, selectable = false }: Props) {
   return (
     <ul aria-label="Issues" className="divide-y divide-zinc-200 overflow-hidden rounded-xl border border-zinc-200 bg-white shadow-sm dark:divide-zinc-800 dark:border-zinc-800 dark:bg-zinc-900">
       {issues.map((issue) => {
@@ -35,6 +38,7 @@ export function IssueList({ issues, projectId, period, linkQuery, renderedAt, st
             <article aria-labelledby={titleId} className="flex flex-col gap-2 px-3 py-3 sm:flex-row sm:items-center sm:gap-4 sm:px-4">
               <div className="min-w-0 flex-1 space-y-1">
                 <div className="flex min-w-0 items-center gap-2">
+                  {selectable && <WorkflowSelectBox issueId={issue.id} title={issue.title} />}
                   <LevelBadge level={issue.level} />
                   <Link
                     id={titleId}

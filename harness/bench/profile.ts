@@ -2,8 +2,10 @@
  * npm run bench:profile: where single-event ingest spends its CPU, against
  * the no-database route of the same server. Starts the production server
  * with --cpu-prof on a clone of the bench:ingest template (run bench:ingest
- * once first), loads GET /api/health/live and then POST /api/events (grouping
- * load; BENCH_BATCH=100: the batch route) with wrk, BENCH_CONNECTIONS
+ * once first), loads GET /api/health/live and then POST /api/events with
+ * SDK-sized events (about 4 KB, harness/bench/sdk-events.ts; BENCH_BATCH=100:
+ * the batch route; BENCH_ROUTE=envelope: the Sentry envelope route with the
+ * same events) with wrk, BENCH_CONNECTIONS
  * (default 16) for BENCH_DURATION seconds each (default 10), and cuts the one
  * profile at the two runs' start and end, so that start-up and warm-up are
  * left out and both routes are measured in the same process. Prints:
@@ -18,13 +20,15 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { checkpoint, cloneSeeded, OPENING_PAUSE_MS, schemaTag, startServer, wrk, useDatabase, type WrkResult } from "@/harness/bench/harness";
-import { ingestTemplateName, wrkScript } from "@/harness/bench/workload";
+import { prepareRequests } from "@/harness/bench/sdk-events";
+import { ingestTemplateName } from "@/harness/bench/workload";
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const PORT = Number(process.env.BENCH_PORT ?? 3100);
 const PREFILL = Number(process.env.BENCH_PREFILL ?? 1_000_000);
 const BATCH = Number(process.env.BENCH_BATCH ?? 0);
+const ENVELOPE = process.env.BENCH_ROUTE === "envelope";
 /** The part of each run the profile leaves out: wrk's opening pause (harness.ts) and a margin after it, and the last moments. */
 const SKIP_START_US = OPENING_PAUSE_MS * 1000 + 200_000;
 const SKIP_END_US = 100_000;
@@ -123,16 +127,24 @@ async function main() {
     await useDatabase(db.url);
     const { prisma, disconnectDb } = await import("@/lib/db/client");
     const { rotateProjectKey } = await import("@/lib/keys/service");
-    const project = await prisma.project.findFirstOrThrow({ where: { name: "bench-prefilled" }, select: { id: true } });
+    const project = await prisma.project.findFirstOrThrow({ where: { name: "bench-prefilled" }, select: { id: true, number: true } });
     const apiKey = await rotateProjectKey(project.id);
+    const publicKey = await rotateProjectKey(project.id, "public");
     await disconnectDb();
-    const server = await startServer(PORT, { DATABASE_URL: db.url, INGEST_RATE_LIMIT: "0" }, { cpuProfileDir: dir });
+    const server = await startServer(PORT, { DATABASE_URL: db.url, INGEST_RATE_LIMIT: "0", SENTRY_CLIENT_RATE_LIMIT: "0" }, { cpuProfileDir: dir });
     stop = server.stop;
-    const idsDir = path.join(dir, "ids");
-    fs.mkdirSync(idsDir);
-    const script = path.join(dir, "load.lua");
-    fs.writeFileSync(script, wrkScript({ projectId: project.id, apiKey, idsDir, batch: BATCH }));
-    const subjectRoute = BATCH ? `POST /api/events/batch (${BATCH}/req)` : "POST /api/events";
+    const kind = ENVELOPE ? "envelope" : BATCH ? "batch" : "native";
+    const { script, bodyBytes } = await prepareRequests(dir, kind, {
+      projectId: project.id,
+      apiKey,
+      publicKey,
+      projectNumber: project.number,
+      count: kind === "batch" ? 40 : 2000,
+      batch: BATCH || 100,
+      seed: Date.now(),
+    });
+    console.log(`bodies of ${bodyBytes} bytes (the first)`);
+    const subjectRoute = ENVELOPE ? "POST /api/<n>/envelope/" : BATCH ? `POST /api/events/batch (${BATCH}/req)` : "POST /api/events";
     const routes = [
       { route: "GET /api/health/live", load: { path: "/api/health/live" } },
       { route: subjectRoute, load: { path: "/", script } },

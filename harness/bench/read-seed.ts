@@ -16,7 +16,13 @@
  *   last day); regressions (resolved two weeks ago, back in the last day);
  * - a day-night cycle on every rate;
  * - events stored in time order (as they arrive), ids UUIDv7 like the
- *   server's, 70% with a client timestamp, errors with a stack in context.
+ *   server's, 70% with a client timestamp, errors with a stack in context;
+ * - each with a release (a new one every two days, a tenth of the events on
+ *   the one before), an environment (production 80%, staging, development),
+ *   a user (of 50,000, the first ones busier) and five tags (region,
+ *   service, http.method, customer_tier, server), counted by hour and day
+ *   in issue_tag_hours / issue_tag_days with the ingest statement's bound
+ *   (100 values per issue, key and bucket, the rest under "").
  *
  * Fast path: the events table's indexes and foreign-key triggers are off
  * while it fills and rebuilt after (CREATE INDEX sorts once instead of
@@ -166,12 +172,28 @@ export async function plan(total: number, now: number, random: () => number) {
   return { projects, issues, segments };
 }
 
+/**
+ * The INSERT of one day's tag counts per `bucket` from the CTE `pairs`: as
+ * the ingest statement bounds them, at most MAX_TAG_VALUES_PER_BUCKET values
+ * per issue, key and bucket, the rest counted under "" (here the most
+ * frequent are kept; ingest keeps the first to arrive).
+ */
+function tagBucketInsert(table: string, column: string, width: string, cap: number): string {
+  return `INSERT INTO ${table} (issue_id, ${column}, key, value, project_id, count)
+          SELECT issue_id, b, key, CASE WHEN rn <= ${cap} THEN value ELSE '' END, project_id, sum(n)::int
+          FROM (SELECT *, row_number() OVER (PARTITION BY issue_id, b, key ORDER BY n DESC, value) AS rn
+                FROM (SELECT issue_id, project_id, date_bin('${width}', occurred_at, TIMESTAMPTZ 'epoch') AS b, key, value, count(*) AS n
+                      FROM pairs GROUP BY 1, 2, 3, 4, 5) g) r
+          GROUP BY 1, 2, 3, 4, 5`;
+}
+
 /** Fills an empty, migrated database at `url`. `total`: the events wanted (the result is within a few percent). */
 export async function seedReadDatabase(url: string, total: number): Promise<void> {
   const random = seededRandom(20_261_122);
   // The data ends now; the benchmark reads "now" back from META_TABLE.
   const now = Date.now();
   const { projects, issues, segments } = await plan(total, now, random);
+  const { MAX_TAG_VALUES_PER_BUCKET } = await import("@/lib/issues/ingest-sql");
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   const q = (text: string, values?: unknown[]) => client.query(text, values);
@@ -216,7 +238,7 @@ export async function seedReadDatabase(url: string, total: number): Promise<void
     );
 
     // Indexes off while filling: remembered here, rebuilt below.
-    const tables = ["events", "issue_counts", "issue_hours"];
+    const tables = ["events", "issue_counts", "issue_hours", "issue_tag_hours", "issue_tag_days"];
     const constraints = (
       await q(
         `SELECT c.conrelid::regclass::text AS tbl, c.conname, pg_get_constraintdef(c.oid) AS def
@@ -236,8 +258,9 @@ export async function seedReadDatabase(url: string, total: number): Promise<void
     for (const i of indexes) await q(`DROP INDEX ${i.name}`);
 
     const firstHour = Math.floor(now / HOUR) * HOUR - READ_DAYS * DAY;
+    // Whole UTC days (the first one from firstHour): each statement can then count its own tag days.
     const chunks: [number, number][] = [];
-    for (let t = firstHour; t < now; t += DAY) chunks.push([t, Math.min(t + DAY, now)]);
+    for (let t = firstHour; t < now; t = Math.floor(t / DAY) * DAY + DAY) chunks.push([t, Math.min(Math.floor(t / DAY) * DAY + DAY, now)]);
     const expected = Math.round(segments.reduce((n, s) => n + s.perHour * ((Math.min(s.to, now) - Math.max(s.from, firstHour)) / HOUR), 0));
     const started = Date.now();
     let done = 0;
@@ -251,7 +274,7 @@ export async function seedReadDatabase(url: string, total: number): Promise<void
       // time a single value.
       const result = await q(
         `WITH ins AS (
-           INSERT INTO events (id, project_id, issue_id, level, message, context, "timestamp", received_at, occurred_at)
+           INSERT INTO events (id, project_id, issue_id, level, message, context, "timestamp", received_at, occurred_at, release, environment, tags, user_info)
            SELECT (lpad(to_hex((extract(epoch FROM t) * 1000)::bigint), 12, '0') || '7' || substr(h, 1, 3)
                    || substr('89ab', 1 + (get_byte(decode(substr(h, 4, 2), 'hex'), 0) % 4), 1) || substr(h, 6, 15))::uuid,
                   project_id, issue_id, level,
@@ -271,9 +294,20 @@ export async function seedReadDatabase(url: string, total: number): Promise<void
                   END,
                   CASE WHEN with_ts THEN t END,
                   CASE WHEN with_ts THEN t + floor(random() * 1500) * interval '1 millisecond' ELSE t END,
-                  t
+                  t,
+                  -- A release every two days (one in ten events still on the one before),
+                  -- three environments, a user of 50,000 and five tags of a few values each.
+                  'app@1.' || (floor(extract(epoch FROM t) / 172800)::int % 1000 - CASE WHEN r1 < 0.1 THEN 1 ELSE 0 END),
+                  CASE WHEN r2 < 0.8 THEN 'production' WHEN r2 < 0.95 THEN 'staging' ELSE 'development' END,
+                  jsonb_build_object('region', (ARRAY['eu-west-1', 'us-east-1', 'ap-south-1'])[1 + floor(r3 * 3)::int],
+                                     'service', split_part(pattern, ' ', 1),
+                                     'http.method', (ARRAY['GET', 'GET', 'GET', 'POST', 'PUT', 'DELETE'])[1 + floor(r4 * 6)::int],
+                                     'customer_tier', CASE WHEN r5 < 0.7 THEN 'free' WHEN r5 < 0.95 THEN 'pro' ELSE 'enterprise' END,
+                                     'server', 'web-' || (1 + floor(r1 * 12)::int)),
+                  jsonb_build_object('id', 'u' || floor(power(r6, 2) * 50000)::int)
            FROM (
-             SELECT *, md5(random()::text) AS h, random() < 0.7 AS with_ts
+             SELECT *, md5(random()::text) AS h, random() < 0.7 AS with_ts,
+                    random() AS r1, random() AS r2, random() AS r3, random() AS r4, random() AS r5, random() AS r6
              FROM (
                SELECT s.issue_id, s.project_id, s.level, s.pattern,
                       TIMESTAMPTZ 'epoch' + (hh.lo_ms + floor(random() * (hh.hi_ms - hh.lo_ms))::bigint) * interval '1 millisecond' AS t
@@ -292,8 +326,18 @@ export async function seedReadDatabase(url: string, total: number): Promise<void
              ) timed
              ORDER BY t
            ) e
-           RETURNING issue_id, level, project_id, occurred_at
+           RETURNING issue_id, level, project_id, occurred_at, release, environment, tags, user_info
          ),
+         -- The tag pairs the ingest statement counts (lib/issues/event-tags.ts: the built-in ones and the event's own tags).
+         pairs AS (
+           SELECT i.issue_id, i.project_id, i.occurred_at, p.key, p.value
+           FROM ins i CROSS JOIN LATERAL (
+             SELECT 'environment', i.environment UNION ALL SELECT 'release', i.release UNION ALL SELECT 'user', i.user_info ->> 'id'
+             UNION ALL SELECT key, value FROM jsonb_each_text(i.tags)
+           ) p(key, value)
+         ),
+         tag_hours AS (${tagBucketInsert("issue_tag_hours", "hour", "1 hour", MAX_TAG_VALUES_PER_BUCKET)}),
+         tag_days AS (${tagBucketInsert("issue_tag_days", "day", "1 day", MAX_TAG_VALUES_PER_BUCKET)}),
          minutes AS (
            INSERT INTO issue_counts (issue_id, minute, level, project_id, count)
            SELECT issue_id, date_bin('1 minute', occurred_at, TIMESTAMPTZ 'epoch'), level, project_id, count(*)::int

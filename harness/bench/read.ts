@@ -12,10 +12,13 @@
  * evenly, after a warm-up:
  *   - the issues list (first page, a filtered page, the second page by
  *     cursor; 24-hour window) of the largest project;
- *   - an issue page (the issue, its chart and its newest events) of that
+ *   - an issue page (the issue with its tag breakdown, its chart and its newest events) of that
  *     project's busiest error issue;
  *   - the events page (list + histogram, last 24 hours; also with a level
  *     filter and with a text search);
+ *   - the issue page's tag breakdown (24 hours, 7 and 30 days) of that issue,
+ *     by an equivalent query over issue_tag_hours / issue_tag_days (lib has
+ *     no read of it yet);
  *   - the summary's facts and built-in digest (lib/ai/load-facts.ts, no model)
  *     for 1 hour, 24 hours and 7 days, for that project and for all 20
  *     projects of their member.
@@ -107,7 +110,9 @@ async function main() {
   const { prisma, disconnectDb } = await import("@/lib/db/client");
   const { resolveProjectAccess } = await import("@/lib/auth/access");
   const { listProjectNamesOfUser } = await import("@/lib/projects/service");
-  const { listProjectIssues, getProjectIssue } = await import("@/lib/issues/service");
+  const { listProjectIssues } = await import("@/lib/issues/service");
+  const { getIssueDetails } = await import("@/lib/issues/issue-details");
+  const { issueChart } = await import("@/lib/issues/chart-window");
   const { listProjectEvents } = await import("@/lib/events/list");
   const { eventHistogram } = await import("@/lib/events/histogram");
   const { loadSummaryFacts } = await import("@/lib/ai/load-facts");
@@ -144,6 +149,40 @@ async function main() {
       return buildDigest(facts, { limitExamined: 50 });
     },
   });
+  // The issue page's tag breakdown: lib/issues has no read of it yet, so
+  // this is the query such a read would send (whole days from
+  // issue_tag_days, the window's partial days from issue_tag_hours; the top
+  // 10 values per key, with each key's total and number of values).
+  const tagBreakdown = (label: string, windowMs: number): Op => ({
+    name: `issue tag breakdown ${label} (equivalent query)`,
+    target: PAGE_TARGET_MS,
+    run: () => {
+      const since = new Date(Math.floor((now.getTime() - windowMs) / 3_600_000) * 3_600_000);
+      const firstDay = new Date(Math.ceil(since.getTime() / 86_400_000) * 86_400_000);
+      const lastDay = new Date(Math.max(firstDay.getTime(), Math.floor(now.getTime() / 86_400_000) * 86_400_000));
+      return prisma.$queryRawUnsafe(
+        `WITH per_value AS (
+           SELECT key, value, sum(count)::bigint AS n FROM (
+             SELECT key, value, count FROM issue_tag_days WHERE issue_id = $1::uuid AND project_id = $2 AND day >= $3 AND day < $4
+             UNION ALL
+             SELECT key, value, count FROM issue_tag_hours WHERE issue_id = $1::uuid AND project_id = $2
+               AND ((hour >= $5 AND hour < $3) OR (hour >= $4 AND hour <= $6))
+           ) t GROUP BY key, value
+         )
+         SELECT key, value, n, total, value_count FROM (
+           SELECT key, value, n, sum(n) OVER (PARTITION BY key) AS total, count(*) OVER (PARTITION BY key) AS value_count,
+                  row_number() OVER (PARTITION BY key ORDER BY n DESC, value) AS rank
+           FROM per_value
+         ) r WHERE rank <= 10 ORDER BY key, rank`,
+        topError.id,
+        access.projectId,
+        firstDay,
+        lastDay,
+        since,
+        now,
+      );
+    },
+  });
   const ops: Op[] = [
     { name: "issues list, first page (24 h)", target: PAGE_TARGET_MS, run: () => listProjectIssues(access, {}, now) },
     {
@@ -153,11 +192,15 @@ async function main() {
     },
     { name: "issues list, page 2 (cursor)", target: PAGE_TARGET_MS, run: () => listProjectIssues(access, { cursor: firstPage.nextCursor ?? undefined }, now) },
     {
-      name: "issue page (issue, chart, 20 events)",
+      name: "issue page (issue with its tag breakdown, chart fitted to its events, 20 events, latest event)",
       target: PAGE_TARGET_MS,
       run: async () => {
-        const issue = await getProjectIssue(access, topError.id, { since: day }, now);
-        return Promise.all([eventHistogram(access, { issueId: issue.id, since: day, until: now }), listProjectEvents(access, { issueId: issue.id, limit: 20 })]);
+        const issue = await getIssueDetails(access, topError.id, { since: day }, now);
+        return Promise.all([
+          issueChart(access, issue.id, { since: day, until: now }),
+          listProjectEvents(access, { issueId: issue.id, limit: 20 }),
+          listProjectEvents(access, { issueId: issue.id, limit: 1 }),
+        ]);
       },
     },
     {
@@ -177,6 +220,9 @@ async function main() {
       target: null,
       run: () => Promise.all([listProjectEvents(access, { since: day, q: "timeout", limit: 50 }), eventHistogram(access, { since: day, until: now, q: "timeout" })]),
     },
+    tagBreakdown("24 h", 86_400_000),
+    tagBreakdown("7 d", 7 * 86_400_000),
+    tagBreakdown("30 d", 30 * 86_400_000),
     summary("1 h", 3_600_000, false),
     summary("24 h", 86_400_000, false),
     summary("7 d", 7 * 86_400_000, false),

@@ -70,7 +70,7 @@ export function sampler(seed = 1) {
   const all = templates();
   const cumulative = zipfCumulative(all.length);
   const alnum = "abcdefghijklmnopqrstuvwxyz0123456789";
-  const pickTemplate = (): Template => {
+  const pickIndex = (): number => {
     const r = random();
     let lo = 0;
     let hi = cumulative.length - 1;
@@ -79,7 +79,7 @@ export function sampler(seed = 1) {
       if (cumulative[mid]! < r) lo = mid + 1;
       else hi = mid;
     }
-    return all[lo]!;
+    return lo;
   };
   const fill = (pattern: string) =>
     pattern
@@ -100,8 +100,13 @@ export function sampler(seed = 1) {
     random,
     /** A realistic event: level, message, a small context. */
     event(): { level: Level; message: string; context: Record<string, unknown> } {
-      const t = pickTemplate();
+      const t = all[pickIndex()]!;
       return { level: t.level, message: fill(t.pattern), context: { region: random() < 0.5 ? "eu-west-1" : "us-east-1", attempt: 1 + Math.floor(random() * 3) } };
+    },
+    /** A template (its index in templates()) and its message, filled. */
+    draw(): { template: number; level: Level; message: string } {
+      const template = pickIndex();
+      return { template, level: all[template]!.level, message: fill(all[template]!.pattern) };
     },
   };
 }

@@ -147,7 +147,7 @@ export function renderAnswer(answer: SummaryAnswer, facts: SummaryFacts, ranked:
   for (const item of answer.items.slice(0, MAX_ITEMS)) {
     const issue = ranked[item.rank - 1]!;
     const start = `since ${clock(issue.windowFirst)}${issue.isRegression && issue.regressedAt ? `, reopened ${clock(issue.regressedAt)}` : ""}`;
-    const label = `**${issue.level}** ${codeSpan(issue.title, DIGEST_TEXT_CHARS)} in ${codeSpan(issue.projectName, DIGEST_NAME_CHARS)}${issue.status === "ignored" ? " (ignored)" : ""}`;
+    const label = `**${issue.level}** ${codeSpan(issue.title, DIGEST_TEXT_CHARS)} in ${codeSpan(issue.projectName, DIGEST_NAME_CHARS)}${issue.status !== "open" ? ` (${issue.status})` : ""}`;
     out.push(`- ${label}: ${plural(issue.windowCount, "event")} ${start}. ${oneLine(item.text, ITEM_CHARS)}`);
   }
   const notes = answer.notes.map((n) => oneLine(n, ITEM_CHARS)).filter((n) => n !== "").slice(0, MAX_NOTES);

@@ -167,6 +167,13 @@ function changedLine(changes: IssueChanges, clock: Clock, window: WindowDescript
   return `changed: ${parts.join("; ")}`;
 }
 
+/** "; new inside it: `code` = `processing_error` (140 of 200 events) since 07:58 UTC": the value that appeared, when one did. */
+function newValuePhrase(issue: IssueFacts, clock: Clock): string {
+  const shift = issue.changes?.shifts.find((s) => s.previousCount === 0 && s.firstAt !== null);
+  if (!shift) return "";
+  return `; new inside it: ${codeSpan(shift.key, DIGEST_NAME_CHARS)} = ${codeSpan(shift.value, DIGEST_NAME_CHARS)} (${count(shift.count)} of ${count(shift.of)} events${shift.basis === "units" ? ` since ${clock(shift.countedFrom!)}` : ""}) since ${clock(shift.firstAt!)}`;
+}
+
 /** The "Look first at" line (without its label), or null when there is nothing but info. */
 function lookFirstLine(look: LookFirst, clock: Clock, window: WindowDescription, now: Date, changes: ChangeWithFollowers[]): string | null {
   const { lead, alsoTop } = look;
@@ -191,7 +198,7 @@ function lookFirstLine(look: LookFirst, clock: Clock, window: WindowDescription,
                 : `; ${trendPhrase(issue, window, clock, now)}`;
     const after = nearestChanges(changes).get(issue.issueId);
     const following = after ? `, ${describeDelay(after.afterMs)} after ${changeText(after.change)} in ${codeSpan(after.change.projectName, DIGEST_NAME_CHARS)}` : "";
-    const when = `${plural(issue.windowCount, "event")} since ${clock(issue.windowFirst)}, ${ongoingWord(issue, clock)}${why}${following}.`;
+    const when = `${plural(issue.windowCount, "event")} since ${clock(issue.windowFirst)}, ${ongoingWord(issue, clock)}${why}${following}${newValuePhrase(issue, clock)}.`;
     // Text that reads like instructions is never put in the line a reader acts on first.
     text = issue.instructionLike
       ? `the ${LEVEL_WORDS[issue.level].one} in ${codeSpan(issue.projectName, DIGEST_NAME_CHARS)} listed first below (its text reads like instructions to an AI, so it is not quoted here): ${when}`
@@ -226,7 +233,13 @@ function issueStats(issue: IssueFacts, clock: Clock, window: WindowDescription, 
 export function resolvedPhrase(issue: IssueFacts, clock: Clock): string {
   const base = `resolved at ${clock(issue.resolvedAt!)}`;
   if (issue.lateCount === 0) return `${base}, not reopened`;
-  return `${base}; ${issue.lateCount === issue.windowCount ? (issue.windowCount === 1 ? "this event is" : `all ${count(issue.windowCount)} of these events are`) : `${count(issue.lateCount)} of these events are`} late (dated before it, arrived after it): not a regression`;
+  const which =
+    issue.lateCount === issue.windowCount
+      ? issue.windowCount === 1
+        ? "this event is"
+        : `all ${count(issue.windowCount)} of these events are`
+      : `${issue.lateCountAtLeast ? "at least " : ""}${count(issue.lateCount)} of these events are`;
+  return `${base}; ${which} late (dated before it, arrived after it): not a regression`;
 }
 
 /**

@@ -52,6 +52,8 @@ export type IssueFacts = {
   resolvedAt: Date | null;
   /** Of its events in the window, those dated before resolvedAt that arrived after it (late events); 0 when not resolved or not read. */
   lateCount: number;
+  /** lateCount is a lower bound (the issue had too many events before its resolution to look at all). */
+  lateCountAtLeast: boolean;
   /** What changed inside it against the previous window (tag and context values); null for the issues not read (see lib/ai/changes.ts). */
   changes: IssueChanges | null;
 };

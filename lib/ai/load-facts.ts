@@ -19,7 +19,7 @@ import { LEVEL_ORDER, looksLikeInstructions, rankIssues, rankTop } from "@/lib/a
 import { firstEventsSince, firstEventsWithTag, lateEventCounts, latestEventTimes, newestEventsOfIssues, valueCountsOfIssues } from "@/lib/events/samples";
 import type { EventLevel } from "@/lib/events/schema";
 import { issueTexts, windowIssueRows, type WindowIssueRow } from "@/lib/issues/reads";
-import { tagValueCounts } from "@/lib/issues/tag-counts";
+import { firstTagHours, tagValueCounts } from "@/lib/issues/tag-counts";
 import { releasesFirstSeenSince } from "@/lib/releases/reads";
 import { bucketCountsQuery, dailyCountsByIssue, windowCountsByIssue } from "@/lib/issues/window-counts";
 
@@ -127,6 +127,7 @@ export async function loadSummaryFacts(options: {
       lifetime: null,
       resolvedAt: row.resolved_at === null ? null : new Date(row.resolved_at),
       lateCount: 0,
+      lateCountAtLeast: false,
       changes: null,
     };
   });
@@ -304,7 +305,10 @@ async function readDeploys(projectIds: string[], names: Map<string, string>, sin
 async function fillLateCounts(issues: IssueFacts[], since: Date): Promise<void> {
   const resolved = issues.filter((i) => i.status === "resolved" && i.resolvedAt !== null);
   const late = await lateEventCounts(resolved.map((i) => ({ issueId: i.issueId, resolvedAt: i.resolvedAt! })), since);
-  for (const issue of resolved) issue.lateCount = late.get(issue.issueId) ?? 0;
+  for (const issue of resolved) {
+    issue.lateCount = late.get(issue.issueId)?.count ?? 0;
+    issue.lateCountAtLeast = late.get(issue.issueId)?.atLeast ?? false;
+  }
 }
 
 /**
@@ -331,8 +335,7 @@ async function fillChanges(kept: IssueFacts[], projectIds: string[], since: Date
     large.length > 0 ? windowCountsByIssue({ projectIds, issueIds, since: countedFrom, until: null }) : [],
     large.length > 0 ? windowCountsByIssue({ projectIds, issueIds, since: unitsFrom, until: countedFrom }) : [],
   ]);
-  const totals = (rows: { issueId: string; count: number }[]) => sumByIssue(rows);
-  const [unitCount, unitPrevious] = [totals(unitTotals), totals(previousTotals)];
+  const [unitCount, unitPrevious] = [sumByIssue(unitTotals), sumByIssue(previousTotals)];
   const chosen = new Map<IssueFacts, ShiftInput[]>();
   for (const issue of candidates) {
     const inputs = eventInputs(issue, eventCounts);
@@ -343,10 +346,12 @@ async function fillChanges(kept: IssueFacts[], projectIds: string[], since: Date
   }
   const probes = [...chosen.values()].flat().filter((s) => s.firstUnit !== null);
   const issueOf = new Map([...chosen].flatMap(([issue, shifts]) => shifts.map((s) => [s, issue.issueId] as const)));
-  const firsts = await firstEventsWithTag(
-    probes.map((s) => ({ issueId: issueOf.get(s)!, key: s.key, value: s.value, from: new Date(Math.max(s.firstUnit!.getTime(), since.getTime())), to: new Date(s.firstUnit!.getTime() + unitMs) })),
-  );
-  probes.forEach((s, i) => (s.firstAt = firsts[i] ?? null));
+  const within = (s: ShiftInput, from: Date, ms: number) => ({ issueId: issueOf.get(s)!, key: s.key, value: s.value, from: new Date(Math.max(from.getTime(), since.getTime())), to: new Date(from.getTime() + ms) });
+  // A day named by the daily counts is narrowed to its first hour with the value first.
+  const hours = unitMs === DAY_MS ? await firstTagHours(probes.map((s) => within(s, s.firstUnit!, DAY_MS))) : probes.map((s) => s.firstUnit);
+  const located = probes.flatMap((s, i) => (hours[i] ? [{ s, hour: hours[i]! }] : []));
+  const firsts = await firstEventsWithTag(located.map(({ s, hour }) => within(s, hour, HOUR_MS)));
+  located.forEach(({ s }, i) => (s.firstAt = firsts[i] ?? null));
   for (const [issue, shifts] of chosen) issue.changes = { shifts: shifts.map(toShift) };
 }
 

@@ -155,8 +155,8 @@ export type LookFirst = {
  * stopped (a project that went silent for longer than its usual gap, or a
  * steady info stream, such as a worker's heartbeat); a warning that is new,
  * regressed or accelerating; else the top-ranked error or warning. Issues
- * the team ignored or resolved never lead, and text that reads like instructions leads
- * only when nothing else is left (and is then not quoted).
+ * the team ignored or resolved never lead, and text that reads like
+ * instructions leads only when nothing else is left (and is then not quoted).
  */
 export function chooseLookFirst(ranked: IssueFacts[], projects: ProjectFacts[]): LookFirst {
   const open = ranked.filter((i) => !isSettled(i) && i.level !== "info");

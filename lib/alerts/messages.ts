@@ -105,9 +105,9 @@ export function peopleTime(iso: string): string {
 export function latestFacts(issue: NotifiedIssue, quote: (text: string) => string = (t) => t): string[] {
   const latest = issue.latest;
   if (!latest) return [];
-  const message = oneLine(latest.message);
+  const message = firstLine(latest.message);
   return [
-    ...(message !== "" && message !== oneLine(issue.title) ? [`Latest event: ${quote(clip(message, MAX_MESSAGE_CHARS))}`] : []),
+    ...(message !== "" && message !== firstLine(issue.title) ? [`Latest event: ${quote(clip(message, MAX_MESSAGE_CHARS))}`] : []),
     ...(latest.release ? [`Release: ${quote(clip(latest.release))}`] : []),
     ...(latest.frame ? [`In your code: ${quote(clip(latest.frame, MAX_MESSAGE_CHARS))}`] : []),
   ];
@@ -115,9 +115,9 @@ export function latestFacts(issue: NotifiedIssue, quote: (text: string) => strin
 
 const MAX_MESSAGE_CHARS = 500;
 
-/** Text on one line: a message's later lines (its stack) are not for a mail's summary. */
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, " ").trim();
+/** A message's first line, spaces folded: its later lines (a stack) are not for a mail's summary. */
+function firstLine(text: string): string {
+  return (text.trim().split("\n", 1)[0] ?? "").replace(/\s+/g, " ").trim();
 }
 
 export function issueFacts(issue: NotifiedIssue): string {

@@ -49,3 +49,14 @@ export async function listUsersWithProjectCounts(): Promise<{ id: string; email:
   });
   return rows.map(({ memberships, ...user }) => ({ ...user, owns: memberships.filter((m) => m.role === "owner").length, memberOf: memberships.length }));
 }
+
+/** Who a user is, as lists of people show them (an assignee, an activity's author). */
+export type PersonView = { id: string; email: string; name: string | null };
+
+/** These users by id (those that exist). */
+export async function peopleByIds(ids: Iterable<string>): Promise<Map<string, PersonView>> {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return new Map();
+  const rows = await prisma.user.findMany({ where: { id: { in: unique } }, select: { id: true, email: true, name: true } });
+  return new Map(rows.map((u) => [u.id, u]));
+}

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { CURSOR_MESSAGE, decodeCursor } from "@/lib/events/cursor";
-import { EVENT_LEVELS, type EventLevel } from "@/lib/events/schema";
+import { EVENT_LEVELS, MAX_TAG_KEY_CHARS, MAX_TAG_VALUE_CHARS, type EventLevel } from "@/lib/events/schema";
 import { supportedTime, unixTimestampToMs } from "@/lib/events/time";
 import { idSchema, parseInput } from "@/lib/http/input";
 
@@ -16,6 +16,8 @@ export type EventFilters = {
   until?: Date;
   /** Only the events of this issue. */
   issueId?: string;
+  /** Only events with all of these tags (built-in or their own, as the issue's tag breakdown counts them). */
+  tag?: TagFilter[];
   /** `nextCursor` of the previous page. */
   cursor?: string;
   /** 1 to MAX_EVENTS_LIMIT, default DEFAULT_EVENTS_LIMIT. */
@@ -84,6 +86,34 @@ export const searchTextSchema = z
   .transform((q) => (q ? q : undefined))
   .describe("Case-insensitive text to look for");
 
+/** `tag=key:value`: one tag an event (or an issue's events) must have. */
+export type TagFilter = { key: string; value: string };
+export const MAX_TAG_FILTERS = 10;
+const TAG_FILTER_MESSAGE = `Use key:value (a tag name of 1 to ${MAX_TAG_KEY_CHARS} characters without a colon, a value of 1 to ${MAX_TAG_VALUE_CHARS}).`;
+
+/** `tag` (repeatable): each `key:value`, split at the first colon; at most MAX_TAG_FILTERS. */
+export const tagFiltersParamSchema = z
+  .union([z.string(), z.array(z.string())])
+  .transform((raw, ctx) => {
+    const values = Array.isArray(raw) ? raw : [raw];
+    if (values.length > MAX_TAG_FILTERS) {
+      ctx.addIssue({ code: "custom", message: `Give at most ${MAX_TAG_FILTERS} tag filters.` });
+      return z.NEVER;
+    }
+    const filters: TagFilter[] = [];
+    for (const text of values) {
+      const colon = text.indexOf(":");
+      const key = text.slice(0, colon).trim();
+      const value = text.slice(colon + 1).trim();
+      if (colon < 1 || key === "" || key.length > MAX_TAG_KEY_CHARS || value === "" || value.length > MAX_TAG_VALUE_CHARS || text.includes("\u0000")) {
+        ctx.addIssue({ code: "custom", message: TAG_FILTER_MESSAGE });
+        return z.NEVER;
+      }
+      if (!filters.some((f) => f.key === key && f.value === value)) filters.push({ key, value });
+    }
+    return filters;
+  });
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A UUID (event and issue ids), lower-cased. */
@@ -121,12 +151,13 @@ export const eventsQuerySchema = z
     since: timeParamSchema.optional(),
     until: timeParamSchema.optional(),
     issueId: uuidParamSchema("issueId is not an issue id.").optional(),
+    tag: tagFiltersParamSchema.optional(),
     cursor: cursorParamSchema.optional(),
     limit: limitParamSchema(MAX_EVENTS_LIMIT).optional(),
   })
   .refine((f) => !f.since || !f.until || f.since < f.until, { path: ["until"], message: "until must be after since." });
 
 /** Query-string values -> filters, or 400 validation_failed listing every problem. Unknown names are ignored. */
-export function parseEventsQuery(query: Record<string, string | undefined>): EventFilters {
+export function parseEventsQuery(query: Record<string, string | string[] | undefined>): EventFilters {
   return parseInput(eventsQuerySchema, query, "query");
 }

@@ -2,9 +2,10 @@ import { sql, type Expression, type ExpressionBuilder, type SqlBool } from "kyse
 import { sqlDb, type DB } from "@/lib/db/sql";
 import { CURSOR_MESSAGE, decodeCursor, encodeCursor } from "@/lib/events/cursor";
 import { DEFAULT_EVENTS_LIMIT, LIMIT_MESSAGE, MAX_EVENTS_LIMIT, TIME_MESSAGE, type EventFilters } from "@/lib/events/filters";
-import type { EventLevel } from "@/lib/events/schema";
+import type { EventLevel, EventUser } from "@/lib/events/schema";
 import { supportedTime } from "@/lib/events/time";
 import { errors } from "@/lib/http/errors";
+import { eventTagValueSql } from "@/lib/issues/event-tags";
 import type { ProjectAccess } from "@/lib/auth/access";
 
 /**
@@ -23,6 +24,11 @@ export type StoredEvent = {
   timestamp: string | null;
   receivedAt: string;
   occurredAt: string;
+  /** The extension fields (null when absent): what the client or SDK sent. */
+  release: string | null;
+  environment: string | null;
+  tags: Record<string, string> | null;
+  user: EventUser | null;
 };
 
 /** A row of the events table as SQL reads it. */
@@ -36,9 +42,13 @@ type EventRecord = {
   timestamp: Date | null;
   received_at: Date;
   occurred_at: Date | null;
+  release: string | null;
+  environment: string | null;
+  tags: unknown;
+  user_info: unknown;
 };
 
-const EVENT_COLUMNS = ["id", "project_id", "issue_id", "level", "message", "context", "timestamp", "received_at", "occurred_at"] as const;
+const EVENT_COLUMNS = ["id", "project_id", "issue_id", "level", "message", "context", "timestamp", "received_at", "occurred_at", "release", "environment", "tags", "user_info"] as const;
 
 function toStoredEvent(row: EventRecord): StoredEvent {
   return {
@@ -51,6 +61,10 @@ function toStoredEvent(row: EventRecord): StoredEvent {
     timestamp: row.timestamp ? new Date(row.timestamp).toISOString() : null,
     receivedAt: new Date(row.received_at).toISOString(),
     occurredAt: new Date(row.occurred_at!).toISOString(),
+    release: row.release,
+    environment: row.environment,
+    tags: (row.tags ?? null) as Record<string, string> | null,
+    user: (row.user_info ?? null) as EventUser | null,
   };
 }
 
@@ -78,12 +92,12 @@ export function ilike(text: Expression<unknown>, pattern: string) {
 /**
  * The conditions of a filtered view of a project's events (list, chart):
  * [since, until) on the events' own time, level, text (the message or any
- * value in the context) and issue.
+ * value in the context), issue and tags.
  */
 export function eventConditions(
   eb: ExpressionBuilder<DB, "events">,
   access: ProjectAccess,
-  filters: Pick<EventFilters, "level" | "q" | "issueId" | "since" | "until">,
+  filters: Pick<EventFilters, "level" | "q" | "issueId" | "since" | "until" | "tag">,
 ): Expression<SqlBool>[] {
   const conditions: Expression<SqlBool>[] = [eb("project_id", "=", access.projectId)];
   if (filters.since) conditions.push(eb("occurred_at", ">=", filters.since));
@@ -91,6 +105,7 @@ export function eventConditions(
   const levels = filters.level ?? [];
   if (levels.length > 0) conditions.push(eb("level", "in", levels));
   if (filters.issueId) conditions.push(eb("issue_id", "=", filters.issueId));
+  for (const tag of filters.tag ?? []) conditions.push(eb(eventTagValueSql(tag.key), "=", tag.value));
   if (filters.q) {
     const pattern = `%${escapeLike(filters.q)}%`;
     const inContext = sql<SqlBool>`EXISTS (

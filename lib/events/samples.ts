@@ -127,13 +127,17 @@ export async function newestEventsOfIssues(
   }));
 }
 
+/** Events of one issue looked at for late ones at most (its newest dated before its resolution). */
+export const LATE_SCAN_ROWS = 20_000;
+
 /**
  * Per issue, its events at or after `since` that are dated at or before its
  * `resolvedAt` and arrived after it: late events, counted without
- * reopening it. One range of the (issue, occurred_at) index each, bounded
- * by the resolution.
+ * reopening it. Among its newest LATE_SCAN_ROWS events so dated (one range
+ * of the (issue, occurred_at) index each): `atLeast` when it has more, so
+ * the count is a lower bound.
  */
-export async function lateEventCounts(issues: { issueId: string; resolvedAt: Date }[], since: Date): Promise<Map<string, number>> {
+export async function lateEventCounts(issues: { issueId: string; resolvedAt: Date }[], since: Date): Promise<Map<string, { count: number; atLeast: boolean }>> {
   const wanted = issues.filter((i) => i.resolvedAt >= since);
   if (wanted.length === 0) return new Map();
   const rows = await sqlDb()
@@ -144,17 +148,26 @@ export async function lateEventCounts(issues: { issueId: string; resolvedAt: Dat
     )
     .crossJoinLateral((eb) =>
       eb
-        .selectFrom("events as ev")
-        .select(sql<number>`count(*)::int`.as("n"))
-        .where("ev.issue_id", "=", eb.ref("q.issue_id"))
-        .where("ev.occurred_at", ">=", since)
-        .where("ev.occurred_at", "<=", eb.ref("q.resolved_at"))
-        .where("ev.received_at", ">", eb.ref("q.resolved_at"))
+        .selectFrom(
+          eb
+            .selectFrom("events as ev")
+            .select("ev.received_at")
+            .where("ev.issue_id", "=", eb.ref("q.issue_id"))
+            .where("ev.occurred_at", ">=", since)
+            .where("ev.occurred_at", "<=", eb.ref("q.resolved_at"))
+            .orderBy("ev.occurred_at", "desc")
+            .limit(LATE_SCAN_ROWS)
+            .as("d"),
+        )
+        .select([
+          sql<number>`(count(*) FILTER (WHERE d.received_at > q.resolved_at))::int`.as("n"),
+          sql<boolean>`count(*) >= ${sql.lit(LATE_SCAN_ROWS)}`.as("full"),
+        ])
         .as("l"),
     )
-    .select([sql<string>`q.issue_id::text`.as("issue_id"), "l.n"])
+    .select([sql<string>`q.issue_id::text`.as("issue_id"), "l.n", "l.full"])
     .execute();
-  return new Map(rows.filter((r) => r.n > 0).map((r) => [r.issue_id, r.n]));
+  return new Map(rows.filter((r) => r.n > 0).map((r) => [r.issue_id, { count: r.n, atLeast: r.full }]));
 }
 
 /** Contexts larger than this (stored size) are not looked into for values: a 256 KiB context is never read whole. */

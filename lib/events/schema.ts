@@ -139,16 +139,22 @@ export type ValidEvent = {
 
 /**
  * Validates one event and returns every problem found (not just the first),
- * with paths under `prefix` (e.g. `events.3.`).
+ * with paths under `prefix` (e.g. `events.3.`). `textChecked`: the caller
+ * parsed the event from JSON text that had no `\u` escape (so no NUL
+ * character or lone surrogate) and nested at most MAX_EVENT_BODY_DEPTH deep
+ * from the event (lib/http/read-json.ts `plain`): the raw walk would find
+ * nothing.
  */
-export function validateEvent(input: unknown, prefix = ""): { event?: ValidEvent; problems: FieldProblem[] } {
+export function validateEvent(input: unknown, prefix = "", { textChecked = false }: { textChecked?: boolean } = {}): { event?: ValidEvent; problems: FieldProblem[] } {
   const problems: FieldProblem[] = [];
   // NUL characters and nesting are checked on the raw value: PostgreSQL text
   // and JSONB cannot store U+0000, and deep nesting is an abuse vector. The
   // event object itself is level 0: a context may nest MAX_DEPTH levels.
   // Paths are built only when something is wrong: building one per field
-  // of every event showed in the CPU profile (docs/performance.md#figures-behind-the-code).
-  if (hasRawProblem(input, -1)) walk(input, -1, prefix.replace(/\.$/, ""), problems);
+  // of every event showed in the CPU profile, and the walk itself was a third
+  // of validating an SDK event: skipped when the text vouches
+  // (docs/performance.md#figures-behind-the-code).
+  if (!textChecked && hasRawProblem(input, -1)) walk(input, -1, prefix.replace(/\.$/, ""), problems);
   const parsed = eventInputSchema.safeParse(input);
   if (!parsed.success) problems.push(...zodProblems(parsed.error.issues, { prefix: prefix.replace(/\.$/, "") }));
   if (problems.length > 0 || !parsed.success) return { problems: dedupe(problems) };

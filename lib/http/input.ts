@@ -57,15 +57,25 @@ export function parsePathParams<S extends z.ZodType>(schema: S, params: unknown,
   return result.data;
 }
 
+/** Parameters that may be given more than once (`tag=a:1&tag=b:2`): always read as a list. */
+const REPEATABLE_QUERY_PARAMS = new Set(["tag"]);
+
 /**
  * Query string as a plain object. A name given twice is refused (400) rather
- * than silently read one way or the other.
+ * than silently read one way or the other, except the repeatable ones,
+ * which are read as lists.
  */
-export function queryObject(request: Request | URL | URLSearchParams): Record<string, string> {
+export function queryObject(request: Request | URL | URLSearchParams): Record<string, string | string[]> {
   const params = request instanceof URLSearchParams ? request : (request instanceof URL ? request : new URL(request.url)).searchParams;
-  const out: Record<string, string> = {};
+  const out: Record<string, string | string[]> = {};
   const repeated: FieldProblem[] = [];
   for (const [key, value] of params) {
+    if (REPEATABLE_QUERY_PARAMS.has(key)) {
+      const values = out[key];
+      if (Array.isArray(values)) values.push(value);
+      else out[key] = [value];
+      continue;
+    }
     if (key in out) {
       if (!repeated.some((p) => p.path === key)) repeated.push({ path: key, message: `Give ${key} at most once.` });
       continue;

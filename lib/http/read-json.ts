@@ -15,8 +15,14 @@ export function isNdjsonContentType(value: string | null): boolean {
   return type === "application/x-ndjson" || type === "application/ndjson" || type === "application/jsonl" || type === "application/x-jsonlines" || type === "application/jsonlines";
 }
 
-/** A parsed body, and what strict parsing found wrong in it (validation problems, with paths). */
-export type JsonBody = { value: unknown; problems: FieldProblem[] };
+/**
+ * A parsed body, and what strict parsing found wrong in it (validation
+ * problems, with paths). `plain`, when reading vouches for it: the text had
+ * no `\u` escape, so (being valid UTF-8 JSON) none of its strings or keys
+ * holds a NUL character or a lone surrogate, and no container nests deeper
+ * than `maxDepth` (counting the root).
+ */
+export type JsonBody = { value: unknown; problems: FieldProblem[]; plain?: { maxDepth: number } };
 
 /** Containers (objects and arrays) a body may nest, counting its root. */
 export const DEFAULT_MAX_BODY_DEPTH = 64;
@@ -39,7 +45,8 @@ export async function readJsonBody(
   const text = decodeUtf8(await readRequestBody(request, { maxBytes: limitBytes, maxDecodedBytes }));
   if (text.trim() === "") throw errors.invalidJson("The request body is empty; send one JSON value.");
   try {
-    return parseStrictJson(text, { maxDepth, tooDeep });
+    const parsed = parseStrictJson(text, { maxDepth, tooDeep });
+    return text.includes("\\u") ? parsed : { ...parsed, plain: { maxDepth } };
   } catch (error) {
     const reason = error instanceof SyntaxError ? ` ${error.message}` : "";
     throw errors.invalidJson(`The request body is not valid JSON.${reason}`);

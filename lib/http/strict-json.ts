@@ -28,6 +28,33 @@ function significantDigits(text: string): string {
   return mantissa.replace(/^0+/, "").replace(/0+$/, "");
 }
 
+/** Where the number token at `start` ends (its characters taken loosely: JSON.parse judges the form). */
+export function numberTokenEnd(text: string, start: number): number {
+  let i = start + 1;
+  for (const n = text.length; i < n; i++) {
+    const d = text.charCodeAt(i);
+    if (!((d >= 48 && d <= 57) || d === 43 || d === 45 || d === 46 || d === 101 || d === 69)) break;
+  }
+  return i;
+}
+
+/**
+ * Whether the number token text[start, end) needs isExactNumber: not when it
+ * has at most 15 digits and no exponent (a plain integer, a timestamp in
+ * seconds, a line number), which a double always holds exactly (it keeps
+ * any 15 significant digits) and which is below 2^53.
+ */
+export function mayBeInexact(text: string, start: number, end: number): boolean {
+  if (end - start > 17) return true;
+  let digits = 0;
+  for (let i = start; i < end; i++) {
+    const d = text.charCodeAt(i);
+    if (d >= 48 && d <= 57) digits++;
+    else if (d === 101 || d === 69) return true;
+  }
+  return digits > 15;
+}
+
 // An object's keys so far: an array while it is small (a Set per object cost
 // more than the search), a Set past SMALL_OBJECT_KEYS.
 type Frame = { keys: string[] | Set<string> | null; key: string; index: number };
@@ -121,20 +148,9 @@ export function parseStrictJson(text: string, { maxDepth, tooDeep = `Nesting is 
       continue;
     }
     if (c === 45 /* - */ || (c >= 48 && c <= 57)) {
-      const start = i++;
-      let plainInteger = true;
-      while (i < n) {
-        const d = text.charCodeAt(i);
-        if ((d >= 48 && d <= 57) || d === 43 || d === 45) i++;
-        else if (d === 46 || d === 101 || d === 69) {
-          plainInteger = false;
-          i++;
-        } else break;
-      }
-      // Short plain integers are always exact: skip the check for the common case.
-      if (i - start > 15 || !plainInteger) {
-        if (!isExactNumber(text.slice(start, i))) problems.push({ path: path(), message: NUMBER_MESSAGE });
-      }
+      const start = i;
+      i = numberTokenEnd(text, i);
+      if (mayBeInexact(text, start, i) && !isExactNumber(text.slice(start, i))) problems.push({ path: path(), message: NUMBER_MESSAGE });
       continue;
     }
     i++;

@@ -42,7 +42,7 @@ export const ingestBody = {
 /** Body of POST /api/events -> one valid event, or 400 listing every problem (reading the body's first). */
 export function parseEventBody(body: JsonBody): ValidEvent {
   if (body.problems.length > 0) throw errors.validation([...body.problems, ...validateEvent(body.value).problems]);
-  const { event, problems } = validateEvent(body.value);
+  const { event, problems } = validateEvent(body.value, "", { textChecked: (body.plain?.maxDepth ?? Infinity) <= MAX_EVENT_BODY_DEPTH });
   if (!event) throw errors.validation(problems);
   return event;
 }
@@ -53,6 +53,9 @@ export function parseEventBody(body: JsonBody): ValidEvent {
  * named the same way whatever the form (`events.3.level`).
  */
 export function parseEventBatchBody(body: JsonBody): ValidEvent[] {
+  // {"events": [...]} read within MAX_BATCH_BODY_DEPTH puts each event at
+  // most MAX_EVENT_BODY_DEPTH deep; a bare array (or NDJSON) one level less deep.
+  const textChecked = !Array.isArray(body.value) && (body.plain?.maxDepth ?? Infinity) <= MAX_BATCH_BODY_DEPTH;
   if (Array.isArray(body.value)) body = { value: { events: body.value }, problems: body.problems.map((p) => ({ path: `events.${p.path}`, message: p.message })) };
   const envelope = eventBatchSchema.safeParse(body.value);
   const problems: FieldProblem[] = [...body.problems, ...(envelope.success ? [] : zodProblems(envelope.error.issues))];
@@ -62,7 +65,7 @@ export function parseEventBatchBody(body: JsonBody): ValidEvent[] {
   // top-level field, too many events), so one answer lists everything; past
   // the limit only the first 1,000 are looked at.
   (Array.isArray(items) ? items.slice(0, MAX_BATCH_EVENTS) : []).forEach((item, i) => {
-    const result = validateEvent(item, `events.${i}.`);
+    const result = validateEvent(item, `events.${i}.`, { textChecked });
     if (result.event) events.push(result.event);
     else problems.push(...result.problems);
   });

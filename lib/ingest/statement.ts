@@ -10,7 +10,7 @@ import {
   placedCte,
   issueIdsCte,
   issueUpsertCte,
-  regressionActivityCte,
+  ingestActivityCte,
   stackKeysCte,
   tagCountUpsertCte,
   tagRowsCte,
@@ -153,12 +153,12 @@ export const buildIngestStatement = () =>
     .with("tag_hours_up", part(tagCountUpsertCte("issue_tag_hours")))
     .with("tag_days_up", part(tagCountUpsertCte("issue_tag_days")))
     .with("alerts_queued", part(queueIssueAlertsCte))
-    .with("regressions_logged", part(regressionActivityCte))
+    .with("activities_logged", part(ingestActivityCte))
     .with("spike_projects", part(spikeProjectsCte))
     .selectNoFrom(() => [
       sql<number>`(SELECT count(*)::int FROM events_in)`.as("stored"),
       sql<number>`(SELECT count(*)::int FROM counts_up) + (SELECT count(*)::int FROM hours_up) + (SELECT count(*)::int FROM days_up)
-        + (SELECT count(*)::int FROM tag_hours_up) + (SELECT count(*)::int FROM tag_days_up) + (SELECT count(*)::int FROM regressions_logged)`.as("counters"),
+        + (SELECT count(*)::int FROM tag_hours_up) + (SELECT count(*)::int FROM tag_days_up) + (SELECT count(*)::int FROM activities_logged)`.as("counters"),
       sql<string[]>`(SELECT coalesce(json_agg(DISTINCT key_id), '[]') FROM input
         WHERE (key_id, project_id) NOT IN (SELECT id, project_id FROM active_keys))`.as("refused_keys"),
       sql<{ projectId: string; key: string }[]>`(SELECT coalesce(json_agg(json_build_object('projectId', project_id, 'key', idem)), '[]')

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { levelsParamSchema, limitParamSchema, searchTextSchema, timeParamSchema, uuidParamSchema } from "@/lib/events/filters";
+import { levelsParamSchema, limitParamSchema, searchTextSchema, tagFiltersParamSchema, timeParamSchema, uuidParamSchema, type TagFilter } from "@/lib/events/filters";
+import { MAX_ENVIRONMENT_CHARS, MAX_RELEASE_CHARS } from "@/lib/events/schema";
 import type { EventLevel } from "@/lib/events/schema";
 import { IssueStatus } from "@/lib/db/generated/enums";
 import { idSchema } from "@/lib/http/input";
@@ -22,6 +23,10 @@ export type IssueFilters = {
   level?: EventLevel[];
   /** Case-insensitive substring of the title or the latest message. */
   q?: string;
+  /** Issues with events of this environment, release or tags (all of them) in the window's hours (lib/issues/tag-breakdown.ts). */
+  environment?: string;
+  release?: string;
+  tag?: TagFilter[];
   /** The window: issues with events in [since, until); default the last 24 hours. */
   since?: Date;
   until?: Date;
@@ -46,6 +51,9 @@ export const issuesQuerySchema = z
     status: statusesParamSchema.optional(),
     level: levelsParamSchema.optional(),
     q: searchTextSchema.optional(),
+    environment: z.string().trim().min(1, "Give an environment name.").max(MAX_ENVIRONMENT_CHARS, `At most ${MAX_ENVIRONMENT_CHARS} characters.`).optional(),
+    release: z.string().trim().min(1, "Give a release.").max(MAX_RELEASE_CHARS, `At most ${MAX_RELEASE_CHARS} characters.`).optional(),
+    tag: tagFiltersParamSchema.optional(),
     since: timeParamSchema.optional(),
     until: timeParamSchema.optional(),
     sort: z.enum(ISSUE_SORTS, { error: `Use one of ${ISSUE_SORTS.join(", ")}.` }).optional(),
@@ -64,7 +72,3 @@ export const issueWindowQuerySchema = z
   .refine((f) => !f.since || !f.until || f.since < f.until, { path: ["until"], message: "until must be after since." });
 
 export const issueParamsSchema = z.object({ id: idSchema, issueId: uuidParamSchema("Not an issue id.") });
-
-export const issueStatusBodySchema = z.strictObject({
-  status: z.enum(ISSUE_STATUSES, { error: `Use one of ${ISSUE_STATUSES.join(", ")}.` }),
-});

@@ -37,6 +37,8 @@ export type UpsertedIssue = {
   level: EventLevel;
   created: boolean;
   regressed: boolean;
+  /** An ignored issue this statement opened again (its time or event allowance ran out). */
+  unignored: boolean;
   regressed_at: Date | null;
 };
 
@@ -169,6 +171,7 @@ export function issueUpsertCte(qc: QueryCreator<DB & { grouped: Grouped }>) {
             ELSE ${eb.ref("issues.regressed_at")} END`,
           late_count: sql`${eb.ref("issues.late_count")} + CASE WHEN ${status} = 'resolved' AND NOT ${reopens} THEN ${eb.ref("excluded.count")} ELSE 0 END`,
           reopened_txid: sql`CASE WHEN ${reopens} THEN txid_current() ELSE ${eb.ref("issues.reopened_txid")} END`,
+          unignored_txid: sql`CASE WHEN ${unignores} THEN txid_current() ELSE ${eb.ref("issues.unignored_txid")} END`,
         };
       }),
     )
@@ -180,6 +183,7 @@ export function issueUpsertCte(qc: QueryCreator<DB & { grouped: Grouped }>) {
       "issues.regressed_at",
       sql<boolean>`(${eb.ref("issues.xmax" as "issues.id")} = 0)`.as("created"),
       sql<boolean>`(${eb.ref("issues.reopened_txid")} IS NOT DISTINCT FROM txid_current())`.as("regressed"),
+      sql<boolean>`(${eb.ref("issues.unignored_txid")} IS NOT DISTINCT FROM txid_current())`.as("unignored"),
     ]);
 }
 
@@ -350,16 +354,25 @@ export const tagCountUpsertCte = (table: keyof typeof TAG_BUCKETS) => (qc: Query
   );
 };
 
-/** A "regression" entry in the activity of each issue this statement reopened. */
-export function regressionActivityCte(qc: QueryCreator<DB & { issues_up: UpsertedIssue }>) {
+/**
+ * The activity of each issue this statement reopened: a "regression", or,
+ * for an ignored issue whose allowance ran out, a status change by Telltale.
+ */
+export function ingestActivityCte(qc: QueryCreator<DB & { issues_up: UpsertedIssue }>) {
   return qc
     .insertInto("issue_activities")
     .columns(["issue_id", "project_id", "kind", "detail"])
     .expression((eb) =>
       eb
         .selectFrom("issues_up as u")
-        .where("u.regressed", "=", true)
-        .select((eb) => ["u.id", "u.project_id", sql<"regression">`'regression'::issue_activity_kind`.as("kind"), sql<unknown>`jsonb_build_object('at', ${eb.ref("u.regressed_at")})`.as("detail")]),
+        .where((eb) => eb.or([eb("u.regressed", "=", true), eb("u.unignored", "=", true)]))
+        .select((eb) => [
+          "u.id",
+          "u.project_id",
+          sql<"regression" | "status">`(CASE WHEN ${eb.ref("u.regressed")} THEN 'regression' ELSE 'status' END)::issue_activity_kind`.as("kind"),
+          sql<unknown>`CASE WHEN ${eb.ref("u.regressed")} THEN jsonb_build_object('at', to_char(${eb.ref("u.regressed_at")} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
+            ELSE jsonb_build_object('from', 'ignored', 'to', 'open', 'reason', 'ignore_ended') END`.as("detail"),
+        ]),
     )
     .returning(sql<number>`1`.as("one"));
 }

@@ -1,4 +1,4 @@
-import { sql } from "kysely";
+import { sql, type Expression, type SqlBool } from "kysely";
 import { sqlDb } from "@/lib/db/sql";
 import { assertSupportedTimes, escapeLike, ilike } from "@/lib/events/list";
 import type { EventLevel } from "@/lib/events/schema";
@@ -11,7 +11,9 @@ import {
   type IssueStatus,
 } from "@/lib/issues/filters";
 import { bucketCounts } from "@/lib/issues/bucket-counts";
+import { issueHasTag } from "@/lib/issues/tag-breakdown";
 import { windowCountsQuery } from "@/lib/issues/window-counts";
+import { getIssueWorkflow, type IssueWorkflowView } from "@/lib/issues/workflow";
 import type { ProjectAccess } from "@/lib/auth/access";
 
 /** An issue as the API and the dashboard show it (times in ISO 8601, from the events' time). */
@@ -148,6 +150,16 @@ async function sparklines(
 const ISSUE_COLUMNS = ["i.project_id", "i.level", "i.title", "i.sample_message", "i.first_seen", "i.last_seen", "i.count", "i.status", "i.regressed_at"] as const;
 
 /**
+/** The list's environment, release and tag filters as tags. */
+function issueTagFilters(filters: IssueFilters): { key: string; value: string }[] {
+  return [
+    ...(filters.environment ? [{ key: "environment", value: filters.environment }] : []),
+    ...(filters.release ? [{ key: "release", value: filters.release }] : []),
+    ...(filters.tag ?? []),
+  ];
+}
+
+/**
  * A page of the project's issues that had events in the window (default the
  * last 24 hours), with their exact window counts, new and regressed flags and
  * a sparkline. Keyset pagination on the sort key and the id.
@@ -184,11 +196,16 @@ export async function listProjectIssues(
           // Compared as the enums, not as text: a cast column has no
           // statistics, and the planner then expects one issue and nests the
           // window's aggregate inside a loop over them (docs/performance.md#figures-behind-the-code).
-          const conditions = [eb("i.project_id", "=", access.projectId), eb("i.status", "=", eb.fn.any(eb.val(statuses)))];
+          const conditions: Expression<SqlBool>[] = [eb("i.project_id", "=", access.projectId), eb("i.status", "=", eb.fn.any(eb.val(statuses)))];
           if (filters.level?.length) conditions.push(eb("i.level", "=", eb.fn.any(eb.val(filters.level))));
           if (filters.q) {
             const pattern = `%${escapeLike(filters.q)}%`;
             conditions.push(eb.or([ilike(eb.ref("i.title"), pattern), ilike(eb.ref("i.sample_message"), pattern)]));
+          }
+          for (const tag of issueTagFilters(filters)) {
+            // `level` is no counted tag: the issue's own level answers it.
+            if (tag.key === "level") conditions.push(sql<SqlBool>`${eb.ref("i.level")}::text = ${tag.value}`);
+            else conditions.push(issueHasTag(eb.ref("i.id"), access.projectId, tag, { since: window.since, until: window.until }));
           }
           return eb.and(conditions);
         }),
@@ -219,13 +236,13 @@ export async function listProjectIssues(
   };
 }
 
-/** One issue of the project with its counts in the window (default the last 24 hours), or 404. */
+/** One issue of the project with its counts in the window (default the last 24 hours) and its workflow state, or 404. */
 export async function getProjectIssue(
   access: ProjectAccess,
   issueId: string,
   filters: { since?: Date; until?: Date } = {},
   now = new Date(),
-): Promise<IssueView & { window: IssueWindow }> {
+): Promise<IssueView & Omit<IssueWorkflowView, "id" | "status"> & { window: IssueWindow }> {
   const window = resolveWindow(filters, now);
   const row: IssueRecord | undefined = await sqlDb()
     .selectFrom("issues as i")
@@ -242,25 +259,10 @@ export async function getProjectIssue(
     .where("i.project_id", "=", access.projectId)
     .executeTakeFirst();
   if (!row) throw errors.notFound("No issue with this id in this project.");
-  const lines = await sparklines(access.projectId, [issueId], window);
+  const [lines, { id: _id, status: _status, ...workflow }] = await Promise.all([sparklines(access.projectId, [issueId], window), getIssueWorkflow(access, issueId)]);
   return {
     ...toIssueView(row, window.since, lines.get(issueId)!),
+    ...workflow,
     window: { since: window.since.toISOString(), until: window.end.toISOString(), bucketMs: window.bucketMs },
   };
-}
-
-/** Resolve, ignore or reopen an issue (any member). A resolved issue reopens by itself on its next event. */
-export async function setIssueStatus(access: ProjectAccess, issueId: string, status: IssueStatus): Promise<{ id: string; status: IssueStatus }> {
-  const updated = await sqlDb()
-    .updateTable("issues")
-    .set((eb) => ({
-      status,
-      status_changed_at: eb.case().when("status", "=", status).then(eb.ref("status_changed_at")).else(sql<Date>`now()`).end(),
-    }))
-    .where("id", "=", issueId)
-    .where("project_id", "=", access.projectId)
-    .returning(["id", "status"])
-    .executeTakeFirst();
-  if (!updated) throw errors.notFound("No issue with this id in this project.");
-  return updated;
 }

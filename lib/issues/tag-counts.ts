@@ -64,3 +64,37 @@ export async function tagValueCounts(options: {
   }));
 }
 
+
+/**
+ * The first hour in [from, to) (a day the daily counts name) whose hourly
+ * tag count holds each probe's key and value, so that looking up its first
+ * event reads an hour of the issue's events, not a day. Null when none.
+ */
+export async function firstTagHours(probes: { issueId: string; key: string; value: string; from: Date; to: Date }[]): Promise<(Date | null)[]> {
+  if (probes.length === 0) return [];
+  const rows = await sqlDb()
+    .selectFrom(
+      sql<{ n: number; issue_id: string; key: string; value: string; from_at: Date; to_at: Date }>`unnest(
+        ${sql.val(probes.map((_, i) => i))}::int[], ${uuidArray(probes.map((p) => p.issueId))}, ${textArray(probes.map((p) => p.key))},
+        ${textArray(probes.map((p) => p.value))}, ${sql.val(probes.map((p) => p.from.toISOString()))}::timestamptz[], ${sql.val(probes.map((p) => p.to.toISOString()))}::timestamptz[])`.as<"q">(
+        sql`q(n, issue_id, key, value, from_at, to_at)`,
+      ),
+    )
+    .select((eb) => [
+      "q.n",
+      eb
+        .selectFrom("issue_tag_hours as t")
+        .select(sql<number>`(extract(epoch FROM min(t.hour)) * 1000)::float8`.as("first"))
+        .whereRef("t.issue_id", "=", "q.issue_id")
+        .where("t.hour", ">=", eb.ref("q.from_at"))
+        .where("t.hour", "<", eb.ref("q.to_at"))
+        .whereRef("t.key", "=", "q.key")
+        .whereRef("t.value", "=", "q.value")
+        .where("t.count", ">", 0)
+        .as("first"),
+    ])
+    .execute();
+  const out: (Date | null)[] = probes.map(() => null);
+  for (const r of rows) if (r.first !== null) out[r.n] = new Date(r.first);
+  return out;
+}

@@ -3,6 +3,7 @@ import { processAlerts } from "@/lib/alerts/processor";
 import { queueSpikes } from "@/lib/alerts/spikes";
 import { settings } from "@/lib/config/settings";
 import { purgeExpiredIdempotencyKeys } from "@/lib/ingest/idempotency";
+import { reopenExpiredIgnores } from "@/lib/issues/workflow";
 import { CRON_RETENTION_BUDGET_MS, runRetention } from "@/lib/retention/retention";
 
 /**
@@ -31,6 +32,7 @@ export type Job = {
 };
 
 const MINUTE = 60_000;
+const IGNORES_PER_RUN = 1000;
 const DAY = 24 * 60 * MINUTE;
 const alertsInProcess = () => !settings().alerts.cronOnly;
 
@@ -89,6 +91,16 @@ export const SCHEDULE = [
     async run({ now, deadline, clock }) {
       const report = await pruneAlertLog({ now, deadline, clock });
       return { report, more: !report.complete };
+    },
+  },
+  {
+    name: "ignores",
+    description: "opens again the ignored issues whose time ran out without a new event",
+    intervalMs: MINUTE,
+    budgetMs: 10_000,
+    async run() {
+      const reopened = await reopenExpiredIgnores(IGNORES_PER_RUN);
+      return { report: { reopened }, more: reopened === IGNORES_PER_RUN };
     },
   },
 ] as const satisfies readonly Job[];

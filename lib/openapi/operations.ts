@@ -12,7 +12,8 @@ import { eventParamsSchema, eventsQuerySchema } from "@/lib/events/filters";
 import { eventBatchSchema, eventInputSchema } from "@/lib/events/schema";
 import { idempotencyKeySchema } from "@/lib/http/input";
 import { createInvitationBodySchema, invitationParamsSchema, tokenParamsSchema } from "@/lib/invitations/schemas";
-import { issueParamsSchema, issuesQuerySchema, issueStatusBodySchema, issueWindowQuerySchema } from "@/lib/issues/filters";
+import { issueParamsSchema, issuesQuerySchema, issueWindowQuerySchema } from "@/lib/issues/filters";
+import { activityQuerySchema, bulkIssueChangeBodySchema, commentBodySchema, issueChangeBodySchema } from "@/lib/issues/workflow-schemas";
 import {
   otlpJsonAnyValueSchema,
   otlpJsonKeyValuesSchema,
@@ -65,7 +66,9 @@ export const namedRequestSchemas: Record<string, z.ZodType> = {
   UpdateProjectBody: updateProjectBodySchema,
   ChangeRoleBody: changeRoleBodySchema,
   CreateInvitationBody: createInvitationBodySchema,
-  IssueStatusBody: issueStatusBodySchema,
+  IssueChangeBody: issueChangeBodySchema,
+  BulkIssueChangeBody: bulkIssueChangeBodySchema,
+  CommentBody: commentBodySchema,
   CreateAlertRuleBody: createAlertRuleBodySchema,
 };
 
@@ -103,7 +106,10 @@ export const namedResponseSchemas: Record<string, z.ZodType> = {
   Issue: answers.issueSchema,
   IssuePage: answers.issuePageSchema,
   IssueDetails: answers.issueDetailsSchema,
-  IssueStatus: answers.issueStatusSchema,
+  IssueWorkflow: answers.issueWorkflowSchema,
+  BulkIssueChange: answers.bulkIssueChangeAnswerSchema,
+  Activity: answers.activitySchema,
+  ActivityPage: answers.activityPageSchema,
   AlertRule: answers.alertRuleSchema,
   AlertRuleList: answers.alertRuleListSchema,
   CreatedAlertRule: answers.createdAlertRuleSchema,
@@ -409,7 +415,7 @@ export const operations: Operation[] = [
     path: "/api/projects/{id}/issues/{issueId}",
     operationId: "getIssue",
     tag: "Issues",
-    summary: "One issue with its counts in the window",
+    summary: "One issue with its counts, workflow state, releases, environments, users affected and tag breakdown in the window",
     caller: "session",
     params: issueParamsSchema,
     query: issueWindowQuerySchema,
@@ -418,14 +424,50 @@ export const operations: Operation[] = [
   },
   {
     method: "patch",
-    path: "/api/projects/{id}/issues/{issueId}",
-    operationId: "setIssueStatus",
+    path: "/api/projects/{id}/issues",
+    operationId: "changeIssues",
     tag: "Issues",
-    summary: "Resolve, ignore or reopen an issue (members)",
+    summary: "One change (resolve, ignore, reopen, assign) for several issues of the project (members)",
+    caller: "session",
+    params: projectParamsSchema,
+    body: { content: json(bulkIssueChangeBodySchema) },
+    answers: { 200: ok("The changed issues' workflow state, and the ids that are not issues of this project.", answers.bulkIssueChangeAnswerSchema) },
+    problems: PROJECT_WRITE,
+  },
+  {
+    method: "patch",
+    path: "/api/projects/{id}/issues/{issueId}",
+    operationId: "changeIssue",
+    tag: "Issues",
+    summary: "Resolve (now, in the next release, in a release), ignore (for a while, for N events, forever), reopen or assign an issue (members)",
     caller: "session",
     params: issueParamsSchema,
-    body: { content: json(issueStatusBodySchema) },
-    answers: { 200: ok("The new status.", answers.issueStatusSchema) },
+    body: { content: json(issueChangeBodySchema) },
+    answers: { 200: ok("The issue's workflow state.", answers.issueWorkflowSchema) },
+    problems: PROJECT_WRITE,
+  },
+  {
+    method: "get",
+    path: "/api/projects/{id}/issues/{issueId}/activity",
+    operationId: "listIssueActivity",
+    tag: "Issues",
+    summary: "The issue's activity (status changes, assignments, comments, regressions), newest first",
+    caller: "session",
+    params: issueParamsSchema,
+    query: activityQuerySchema,
+    answers: { 200: ok("A page of activity; pass nextCursor back as cursor for the next.", answers.activityPageSchema) },
+    problems: PROJECT_READ,
+  },
+  {
+    method: "post",
+    path: "/api/projects/{id}/issues/{issueId}/comments",
+    operationId: "commentIssue",
+    tag: "Issues",
+    summary: "Comment on an issue (members)",
+    caller: "session",
+    params: issueParamsSchema,
+    body: { content: json(commentBodySchema) },
+    answers: { 201: ok("The comment, as the activity it became.", answers.activitySchema) },
     problems: PROJECT_WRITE,
   },
 

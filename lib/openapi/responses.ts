@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import { ROLES } from "@/lib/auth/roles";
-import { AlertDeliveryKind, AlertDeliveryStatus, AlertSpikeScope, AlertTrigger, WebhookFormat } from "@/lib/db/generated/kysely-enums";
+import { AlertDeliveryKind, AlertDeliveryStatus, AlertSpikeScope, AlertTrigger, IssueActivityKind, WebhookFormat } from "@/lib/db/generated/kysely-enums";
 import { EVENT_LEVELS } from "@/lib/events/schema";
 import { ERROR_CODES } from "@/lib/http/errors";
 import type { ProblemBody } from "@/lib/http/problem";
@@ -19,7 +19,10 @@ import type { StoredEvent } from "@/lib/events/list";
 import type { RedisReadiness } from "@/lib/health";
 import type { BatchAnswer, SingleAnswer } from "@/lib/ingest/ingest";
 import type { CreatedInvitation, PendingInvitation, ProjectInvitation } from "@/lib/invitations/service";
+import type { ActivityView } from "@/lib/issues/activities";
+import type { IssueDetails } from "@/lib/issues/issue-details";
 import type { IssueView, IssueWindow } from "@/lib/issues/service";
+import type { IssueWorkflowView } from "@/lib/issues/workflow";
 import type { CreatedProject } from "@/lib/projects/create-project";
 import type { ProjectMember } from "@/lib/projects/members";
 import type { ProjectDetails, ProjectSummary } from "@/lib/projects/service";
@@ -122,6 +125,10 @@ export const storedEventSchema = z.object({
   timestamp: z.string().nullable().describe("As the client sent it; null when it sent none"),
   receivedAt: isoTime,
   occurredAt: isoTime,
+  release: z.string().nullable(),
+  environment: z.string().nullable(),
+  tags: z.record(z.string(), z.string()).nullable(),
+  user: z.object({ id: z.string().optional(), email: z.string().optional(), username: z.string().optional(), ip_address: z.string().optional() }).nullable(),
 });
 export const eventPageSchema = z.object({ events: z.array(storedEventSchema), nextCursor: z.string().nullable() });
 
@@ -144,8 +151,51 @@ const issueFields = {
 };
 export const issueSchema = z.object(issueFields);
 export const issuePageSchema = z.object({ issues: z.array(issueSchema), nextCursor: z.string().nullable(), window: issueWindowSchema });
-export const issueDetailsSchema = z.object({ ...issueFields, window: issueWindowSchema });
-export const issueStatusSchema = z.object({ id: z.uuid(), status: z.enum(ISSUE_STATUSES) });
+const personSchema = z.object({ id: z.string(), email: z.string(), name: z.string().nullable() });
+const workflowFields = {
+  assignee: personSchema.nullable().describe("The member it is assigned to"),
+  resolvedAt: isoTime.nullable().describe("The last resolution (kept after the issue reopens)"),
+  resolvedBy: personSchema.nullable(),
+  resolvedIn: z.string().nullable().describe('"next_release", a release\'s version, or null (resolved by event time)'),
+  resolvedRelease: z.string().nullable().describe("The release whose newer ones reopen it"),
+  ignoredUntil: isoTime.nullable(),
+  ignoredUntilCount: z.int().nullable().describe("Ignored until the issue's count reaches this; with ignoredUntil null and this null: forever"),
+  lateCount: z.int().min(0).describe("Events that arrived while it was resolved and did not reopen it"),
+};
+export const issueWorkflowSchema = z.object({ id: z.string(), status: z.enum(ISSUE_STATUSES), ...workflowFields });
+export const bulkIssueChangeAnswerSchema = z.object({
+  issues: z.array(issueWorkflowSchema),
+  notFound: z.array(z.string()).describe("Ids that are not issues of this project (nothing was changed for them)"),
+});
+const tagBreakdownSchema = z.object({
+  key: z.string(),
+  values: z.array(z.object({ value: z.string(), count: z.int().min(0), share: z.number().min(0).max(1) })).describe("The most frequent values first"),
+  total: z.int().min(0).describe("Events in the window with this tag"),
+  otherCount: z.int().min(0).describe("Events with a value not listed (including values past the bound kept per hour or day)"),
+  distinctCount: z.int().min(0),
+  distinctCountEstimate: z.boolean().describe("True when distinctCount is a lower bound"),
+});
+export const issueDetailsSchema = z.object({
+  ...issueFields,
+  window: issueWindowSchema,
+  ...workflowFields,
+  firstRelease: z.string().nullable(),
+  lastRelease: z.string().nullable(),
+  environments: z.array(z.string()),
+  usersAffected: z.int().min(0),
+  usersAffectedEstimate: z.boolean().describe("True when usersAffected is a lower bound"),
+  tags: z.array(tagBreakdownSchema),
+  tagsExact: z.boolean().describe("False when a busy edge of the window was estimated from a sample"),
+});
+export const activitySchema = z.object({
+  id: z.string(),
+  kind: z.enum(Object.values(IssueActivityKind) as [IssueActivityKind, ...IssueActivityKind[]]),
+  createdAt: isoTime,
+  user: personSchema.nullable().describe("Who did it; null for what Telltale did itself"),
+  detail: z.record(z.string(), z.unknown()),
+  assignee: personSchema.nullable().optional().describe("For an assignment: the new assignee"),
+});
+export const activityPageSchema = z.object({ activities: z.array(activitySchema), nextCursor: z.string().nullable() });
 
 export const alertRuleSchema = z.object({
   id: z.string(),
@@ -229,6 +279,9 @@ type _Checks = [
   Assert<Same<Out<typeof storedEventSchema>, StoredEvent>>,
   Assert<Same<Out<typeof issueSchema>, IssueView>>,
   Assert<Same<Out<typeof issueWindowSchema>, IssueWindow>>,
+  Assert<Same<Out<typeof issueDetailsSchema>, IssueDetails>>,
+  Assert<Same<Out<typeof issueWorkflowSchema>, IssueWorkflowView>>,
+  Assert<Same<Out<typeof activitySchema>, ActivityView>>,
   Assert<Same<Out<typeof alertRuleSchema>, AlertRuleView>>,
   Assert<Same<Out<typeof alertDeliverySchema>, AlertDeliveryView>>,
   Assert<Same<Omit<Out<typeof summaryStreamLineSchema>, "kind">, SummaryResult>>,

@@ -4,6 +4,7 @@ import { sqlDb, type DB } from "@/lib/db/sql";
 import { errors } from "@/lib/http/errors";
 import { PROJECT_NOT_FOUND, type ProjectAccess } from "@/lib/auth/access";
 import type { ProjectRole } from "@/lib/auth/roles";
+import { unassignMember } from "@/lib/issues/workflow";
 import { lockProject } from "@/lib/projects/lock";
 
 export type ProjectMember = { userId: string; email: string; name: string | null; role: ProjectRole; joinedAt: string };
@@ -93,6 +94,7 @@ async function removeFromProject(projectId: string, callerId: string | null, mem
       );
     }
     await deleteMembership(trx, projectId, memberUserId);
+    await unassignMember(trx, projectId, memberUserId);
   });
 }
 

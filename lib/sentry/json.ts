@@ -1,4 +1,4 @@
-import { isExactNumber } from "@/lib/http/strict-json";
+import { isExactNumber, mayBeInexact, numberTokenEnd } from "@/lib/http/strict-json";
 
 /**
  * JSON from Sentry SDKs, parsed without losing anything silently: a number
@@ -61,18 +61,10 @@ function findInexactNumbers(text: string): Array<[number, number]> {
       continue;
     }
     if (c === 45 /* - */ || (c >= 48 && c <= 57)) {
-      const start = i++;
-      let plainInteger = true;
-      while (i < n) {
-        const d = text.charCodeAt(i);
-        if ((d >= 48 && d <= 57) || d === 43 || d === 45) i++;
-        else if (d === 46 || d === 101 || d === 69) {
-          plainInteger = false;
-          i++;
-        } else break;
-      }
-      // Short plain integers are always exact: the common case costs nothing more.
-      if (i - start > 15 || !plainInteger) {
+      const start = i;
+      i = numberTokenEnd(text, i);
+      // Short numbers without an exponent (integers, timestamps in seconds) are always exact and below 2^53.
+      if (mayBeInexact(text, start, i)) {
         const token = text.slice(start, i);
         // Only a well-formed number is quoted: quoting "1-2" would make invalid JSON valid.
         if (JSON_NUMBER.test(token) && !storableNumber(token)) found.push([start, i]);

@@ -132,9 +132,10 @@ test("events are grouped into issues that can be resolved, regress, and open on 
     await expect(events.first().getByRole("group", { name: /^Context of event/ })).toContainText('"attempt": 3');
     await screenshot(page, testInfo, "desktop-issue");
 
-    // The same actions as in the list, with their outcome said.
+    // The same actions as in the list (Resolve is a menu here), with their outcome said.
     const issueCard = page.getByRole("region", { name: STRIPE });
-    await issueCard.getByRole("button", { name: "Resolve" }).click();
+    await issueCard.getByText("Resolve ▾").click();
+    await issueCard.getByRole("button", { name: "Resolve now" }).click();
     await expect(issueCard.getByRole("status")).toHaveText("Issue resolved.");
     await expect(issueCard.getByText("resolved", { exact: true })).toBeVisible();
     await issueCard.getByRole("button", { name: "Reopen" }).click();

@@ -67,6 +67,7 @@ export function issueFacts(overrides: Partial<IssueFacts> = {}): IssueFacts {
     lifetime: null,
     resolvedAt: null,
     lateCount: 0,
+    lateCountAtLeast: false,
     changes: null,
     ...overrides,
   };

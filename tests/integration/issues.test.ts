@@ -112,8 +112,8 @@ describe("regressions and status", () => {
     const crashIssue = listed.find((i) => i.level === "error")!;
     const exportIssue = listed.find((i) => i.level === "info")!;
 
-    expect((await setStatus(team, crashIssue.id, "resolved")).body).toEqual({ id: crashIssue.id, status: "resolved" });
-    expect((await setStatus(team, exportIssue.id, "ignored")).body).toEqual({ id: exportIssue.id, status: "ignored" });
+    expect((await setStatus(team, crashIssue.id, "resolved")).body).toMatchObject({ id: crashIssue.id, status: "resolved" });
+    expect((await setStatus(team, exportIssue.id, "ignored")).body).toMatchObject({ id: exportIssue.id, status: "ignored" });
     expect((await issues(team)).body.issues).toEqual([]); // default: open only
     expect((await issues(team, "?status=resolved,ignored")).body.issues.map((i) => i.status).sort()).toEqual(["ignored", "resolved"]);
 

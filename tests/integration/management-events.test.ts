@@ -6,11 +6,11 @@ import { encodeCursor } from "@/lib/events/cursor";
 import { eventHistogram } from "@/lib/events/histogram";
 import { resolveProjectAccess } from "@/lib/auth/access";
 import { createProject } from "@/lib/projects/create-project";
-import { seedEvents } from "@/tests/helpers/events";
+import { seedEvents, type EventSeed } from "@/tests/helpers/events";
 import { apiRequest, callRoute, createUserWithSession } from "@/tests/helpers/session";
 
 type Level = "error" | "warn" | "info";
-type Seed = { level?: Level; message?: string; at: string; context?: { [key: string]: string | number | boolean | null | object }; timestamp?: string; id?: string };
+type Seed = Omit<EventSeed, "level" | "at" | "timestamp"> & { level?: Level; at: string; timestamp?: string };
 
 async function projectWithEvents(seeds: Seed[]) {
   const owner = await createUserWithSession();
@@ -28,7 +28,17 @@ const minute = (n: number) => new Date(Date.UTC(2026, 0, 1, 12, n)).toISOString(
 describe("GET /api/projects/:id/events", () => {
   it("answers {events, nextCursor} with each stored event in ISO times, newest first", async () => {
     const { owner, project, rows } = await projectWithEvents([
-      { at: minute(1), level: "error", message: "first", context: { orderId: 7, nested: { ok: true } }, timestamp: "2026-01-01T11:59:00.123Z" },
+      {
+        at: minute(1),
+        level: "error",
+        message: "first",
+        context: { orderId: 7, nested: { ok: true } },
+        timestamp: "2026-01-01T11:59:00.123Z",
+        release: "api@2.0.1",
+        environment: "production",
+        tags: { region: "eu" },
+        user: { id: "7", email: "ada@example.com" },
+      },
       { at: minute(2), level: "warn", message: "second" },
     ]);
     const { status, body, res } = await page(owner.cookie, project.id);
@@ -46,6 +56,10 @@ describe("GET /api/projects/:id/events", () => {
           receivedAt: minute(2),
           occurredAt: minute(2),
           issueId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+          release: null,
+          environment: null,
+          tags: null,
+          user: null,
         },
         {
           id: rows[0]!.id,
@@ -58,6 +72,10 @@ describe("GET /api/projects/:id/events", () => {
           // The client's time lies within 14 days of arrival: it is the event's time.
           occurredAt: "2026-01-01T11:59:00.123Z",
           issueId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+          release: "api@2.0.1",
+          environment: "production",
+          tags: { region: "eu" },
+          user: { id: "7", email: "ada@example.com" },
         },
       ],
       nextCursor: null,

@@ -193,6 +193,8 @@ describe("summaries of incidents: what changed inside an issue, late events, dep
     expect(declines.lines[1]).toContain("200 events, first 07:31 UTC, ongoing (last 08:29 UTC); up from 60");
     // The change inside it: exact counts of the events with it now and before, and the minute it appeared.
     expect(declines.lines).toContain("   changed: `code` = `processing_error` in 140 of 200 events (none of 60 before), since 07:58 UTC; `psp` = `stripe` in 140 of 200 events (none of 60 before), since 07:58 UTC");
+    // What to look at first says it too.
+    expect(line(text, /^\*\*Look first at:\*\*/)).toMatch(/; new inside it: `code` = `processing_error` \(140 of 200 events\) since 07:58 UTC\.$/);
     // The steady warning has no change to tell.
     expect(topIssue(text, "Slow query on orders took <duration>").lines.some((l) => l.includes("changed:"))).toBe(false);
 
@@ -230,6 +232,27 @@ describe("summaries of incidents: what changed inside an issue, late events, dep
     expect(changed).toContain(`\`release\` = \`api@2.4.0\` in ${newRelease.toLocaleString("en-US")} of ${since8.toLocaleString("en-US")} events since 08:00 UTC (none of ${from6} in the 2 hours before), since 08:52 UTC`);
     // The deploy marker and the change agree on the minute.
     expect(line(text, /the deploy of release `api@2\.4\.0`/)).toMatch(/^- 08:52 UTC in /);
+  });
+
+  it("over the last 7 days, a busy issue's new release is counted from the daily tag counts and dated to its first event", async () => {
+    const now = at("2026-11-20T12:00:00Z");
+    const { user, projects } = await userWithProjects("web");
+    const [web] = projects;
+    const deployed = at("2026-11-18T15:20:07Z");
+    const times = [...spread(at("2026-11-06T12:00:00Z"), at("2026-11-13T11:59:00Z"), 1_100), ...spread(at("2026-11-13T12:00:30Z"), at("2026-11-20T11:59:00Z"), 1_300)];
+    // The first event of the new release is exactly at `deployed`.
+    const withDeploy = [...times.filter((t) => t !== deployed), deployed].sort((a, b) => a - b);
+    await store(web!.id, [
+      { level: "error", message: (i) => `Image resize failed for upload upl_${i}`, times: withDeploy, release: (i) => (withDeploy[i]! >= deployed ? "web@5.2.0" : "web@5.1.3") },
+    ]);
+    const text = await digest(user.id, now - 7 * DAY, now);
+    const resize = topIssue(text, "Image resize failed for upload <id>");
+    const since13 = withDeploy.filter((t) => t >= at("2026-11-13T00:00:00Z")).length;
+    const before = withDeploy.filter((t) => t >= at("2026-11-05T00:00:00Z") && t < at("2026-11-13T00:00:00Z")).length;
+    const released = withDeploy.filter((t) => t >= deployed).length;
+    expect(resize.lines.find((l) => l.includes("changed:"))).toBe(
+      `   changed: \`release\` = \`web@5.2.0\` in ${released} of ${since13.toLocaleString("en-US")} events since 2026-11-13 00:00 UTC (none of ${before.toLocaleString("en-US")} in the 8 days before), since 2026-11-18 15:20 UTC`,
+    );
   });
 
   it("a late upload of events dated before a fix is not a regression: the issue resolved at 08:20 is marked, not 'reopened 07:30'", async () => {
@@ -288,8 +311,12 @@ describe("summaries of incidents: what changed inside an issue, late events, dep
         release: () => "shop@1.8.0",
       },
     ]);
+    // Another team's deploy at the same minute is theirs alone.
+    const other = await userWithProjects("shop");
+    await store(other.projects[0]!.id, [{ level: "info", message: () => "Server started on port 3000", times: [deployed + 5_000], release: () => "rival@9.9.9" }]);
     // The release's first event: the first of the routine lines restarting on the new build, 09:40:45.
     const text = await digest(user.id, now - HOUR, now);
+    expect(text).not.toContain("rival@9.9.9");
     const changes = section(text, "**Changes**");
     expect(changes[1]).toBe(`- 09:40 UTC in \`${shop!.name}\`: the deploy of release \`shop@1.8.0\` (its first event)`);
     expect(changes[2]).toBe(`  - the new error \`Checkout failed: connect ECONNREFUSED <ip>\` in \`${shop!.name}\` started 46 seconds after the deploy of release \`shop@1.8.0\``);

@@ -9,7 +9,8 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { GET as summarizeStream } from "@/app/api/ai/summarize/stream/route";
 import { stubEnv, unstubEnvs } from "@/tests/helpers/env";
-import { messageText, startFakeOpenAI, truthfulAnswerTo, type FakeOpenAI } from "@/tests/helpers/fake-openai";
+import { prisma } from "@/lib/db/client";
+import { messageText, promptIssueLines, startFakeOpenAI, truthfulAnswerTo, type FakeOpenAI } from "@/tests/helpers/fake-openai";
 import { HOUR, MINUTE, spread, store, summarize, userWithProjects } from "@/tests/helpers/summary-incidents";
 
 let fake: FakeOpenAI;
@@ -76,6 +77,36 @@ describe("checked model answers", () => {
       expect(fake.requests.length).toBe(before + 2);
     });
   }
+
+  it("late events: an answer calling the resolved issue 'reopened' falls back (ai_inconsistent); one saying they are late is served", async () => {
+    const now = Date.now();
+    const { cookie, projects } = await userWithProjects("exports");
+    const project = projects[0]!;
+    await store(project.id, [
+      { level: "error", message: (i) => `Nightly export ${i} failed: S3 upload timed out`, times: spread(now - 50 * MINUTE, now - 40 * MINUTE, 4) },
+      { level: "error", message: () => "Webhook signature mismatch", times: spread(now - 30 * MINUTE, now - 5_000, 20) },
+    ]);
+    const resolvedAt = new Date(now - 20 * MINUTE);
+    await prisma.issue.updateMany({ where: { projectId: project.id, title: { startsWith: "Nightly export" } }, data: { status: "resolved", resolvedAt, statusChangedAt: resolvedAt, resolveMode: "now" } });
+    // Uploaded late, dated before the fix.
+    await store(project.id, [{ level: "error", message: (i) => `Nightly export ${10 + i} failed: S3 upload timed out`, times: spread(now - 45 * MINUTE, now - 42 * MINUTE, 6), receivedAt: now - 2 * MINUTE }]);
+    const query = `since=${Math.floor((now - HOUR) / 1000)}`;
+    const answerWith = (text: string) => (request: Parameters<typeof truthfulAnswerTo>[0]) => {
+      const answer = truthfulAnswerTo(request);
+      const late = promptIssueLines(messageText(request, "user")).find((l) => l.status === "resolved")!;
+      return { ...answer, items: [...answer.items, { rank: late.rank, count: late.count, start: late.first, text }] };
+    };
+
+    fake.setMode({ kind: "answer", answer: answerWith("The export failures regressed after the fix.") });
+    const wrong = await summarize(cookie, query);
+    expect(wrong.res.headers.get("X-Summary-Fallback")).toBe("ai_inconsistent");
+    expect(wrong.summary).toContain("late (dated before it, arrived after it): not a regression");
+
+    fake.setMode({ kind: "answer", answer: answerWith("Late uploads dated before the fix; not a regression.") });
+    const right = await summarize(cookie, query);
+    expect(right.res.headers.get("X-Summary-Source")).toBe("model:fake-local");
+    expect(right.summary).toMatch(/- \*\*error\*\* `Nightly export <num> failed: S3 upload timed out` in `exports-\w+` \(resolved\): 10 events since \d\d:\d\d UTC\. Late uploads dated before the fix; not a regression\./);
+  });
 
   it("an answer that is not the structured form (plain prose): the digest, ai_unavailable", async () => {
     const { cookie, query } = await paymentsOutage();

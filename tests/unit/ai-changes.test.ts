@@ -81,6 +81,7 @@ describe("what changed inside an issue (eventInputs, tagInputs, shiftsOf)", () =
     const facts = summaryFacts({ issues: [declines] });
     const text = buildDigest(facts);
     expect(text.split("\n")).toContain("   changed: `code` = `processing_error` in 140 of 200 events (none of 60 before), since 09:58 UTC");
+    expect(text.split("\n").find((l) => l.startsWith("**Look first at:**"))).toMatch(/; new inside it: `code` = `processing_error` \(140 of 200 events\) since 09:58 UTC\.$/);
     const prompt = buildSummaryPrompt(facts, { budgetChars: 24_000, scrub: true, boundary: "b0" });
     expect(issueLines(prompt.prompt, "b0")[0]!.changed).toEqual([{ context: "code", value: "processing_error", count: 140, of: 200, previousCount: 0, previousOf: 60, since: "2026-11-22T09:58:12Z" }]);
     const answer = {
@@ -111,6 +112,11 @@ describe("late events and settled issues", () => {
     expect(chooseLookFirst(rankIssues(facts.issues), facts.projects).lead).toMatchObject({ kind: "issue", issue: { title: "Slow query" } });
     // With nothing open, nothing leads, and the line says why.
     expect(buildDigest(summaryFacts({ issues: [late] }))).toContain("**Look first at:** nothing new: every error and warning in this window is in an issue your team ignored or resolved.");
+  });
+
+  it("a lower bound says so: an issue with more events before its fix than are looked at", () => {
+    const busy = { ...late, windowCount: 90_000, lateCount: 1_200, lateCountAtLeast: true };
+    expect(buildDigest(summaryFacts({ issues: [busy] }))).toContain("resolved at 09:20 UTC; at least 1,200 of these events are late (dated before it, arrived after it): not a regression");
   });
 
   it("a model that calls late events a regression is refused; one that says they are not is served", () => {

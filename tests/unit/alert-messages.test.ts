@@ -86,6 +86,11 @@ describe("alert mails: the concrete latest event, its release and frame; the pla
     expect(mail.text).not.toMatch(/https?:\/\/evil|evil\.example/);
   });
 
+  it("a multi-line latest message gives its first line", () => {
+    const mail = alertMail({ ...n, issue: { ...issue, latest: { ...latest, message: "TypeError: x is undefined\n    at cart (src/cart.ts:3:1)" } } }, "a@example.com");
+    expect(mail.text.split("\n")[0]).toBe("Latest event: TypeError: x is undefined");
+  });
+
   it("a latest message equal to the title is not said twice; no release or frame, no line", () => {
     const plain = alertMail({ ...n, issue: { ...issue, latest: { message: issue.title, release: null, frame: null } } }, "a@example.com");
     expect(plain.text.split("\n")[0]).toBe("error · 61 events · first seen 2026-11-27 05:05:33 UTC · last seen 2026-11-27 05:37:27 UTC");

@@ -53,7 +53,7 @@ describe("issues page filters", () => {
     const query = parseIssueQuery({ status: "resolved", level: "error", q: " stripe\u0000 ", range: "7d", sort: "events", cursor: "abc_DEF-1" }, now);
     expect(query).toMatchObject({ status: "resolved", level: ["error"], q: "stripe", range: "7d", sort: "events", cursor: "abc_DEF-1" });
     expect(query.since).toEqual(new Date(now.getTime() - 7 * 86_400_000));
-    expect(query.values).toEqual({ status: "resolved", level: "error", q: "stripe", range: "7d", sort: "events" });
+    expect(query.values).toEqual({ status: "resolved", level: "error", q: "stripe", range: "7d", sort: "events", environment: "", release: "", tag: [] });
 
     const bad = parseIssueQuery({ status: "all", level: "fatal", range: "90d", sort: "random", cursor: "not a cursor!" }, now);
     expect(bad).toMatchObject({ status: "open", range: "24h", sort: "last_seen" });
@@ -61,6 +61,17 @@ describe("issues page filters", () => {
     expect(bad.cursor).toBeUndefined();
     // An array (a repeated parameter) is not a value either.
     expect(parseIssueQuery({ status: ["resolved", "ignored"] }, now).status).toBe("open");
+  });
+
+  it("reads environment, release and tags (repeatable) by the API's rules, and keeps them in links", () => {
+    const query = parseIssueQuery({ environment: " production ", release: "web@1.2", tag: ["region:eu", "browser:Chrome 131"] }, now);
+    expect(query).toMatchObject({ environment: "production", release: "web@1.2", tag: [{ key: "region", value: "eu" }, { key: "browser", value: "Chrome 131" }] });
+    expect(query.values).toMatchObject({ environment: "production", release: "web@1.2", tag: ["region:eu", "browser:Chrome 131"] });
+    expect(issueQueryString(query, { status: "resolved" })).toBe("?status=resolved&environment=production&release=web%401.2&tag=region%3Aeu&tag=browser%3AChrome+131");
+    // What the API would refuse is no filter.
+    const bad = parseIssueQuery({ environment: "x".repeat(65), tag: "no-colon" }, now);
+    expect(bad.environment).toBeUndefined();
+    expect(bad.tag).toBeUndefined();
   });
 
   it("builds links that keep the filters and change one thing", () => {

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { parseEventBatchBody as parseBatch, parseEventBody as parseEvent } from "@/lib/ingest/ingest";
+import { ingestBody, parseEventBatchBody as parseBatch, parseEventBody as parseEvent } from "@/lib/ingest/ingest";
+import { TOO_DEEP } from "@/lib/events/schema";
 
 // Bodies as read from the wire, without strict-parsing problems (those are tested below).
 const parseEventBody = (value: unknown) => parseEvent({ value, problems: [] });
@@ -226,5 +227,46 @@ describe("Idempotency-Key header", () => {
     for (const bad of ["", "x".repeat(201), "tab\there", "é"]) {
       expect(problemsOf(() => parseIdempotencyKey(bad))[0]!.path).toBe("Idempotency-Key");
     }
+  });
+});
+
+describe("events read from JSON text (the raw walk skipped when the text vouches)", () => {
+  const read = (text: string, batch = false) =>
+    (batch ? ingestBody.batch : ingestBody.single)(new Request("http://x/", { method: "POST", headers: { "content-type": "application/json" }, body: text }));
+  const outcome = (fn: () => unknown) => {
+    try {
+      return { value: fn() };
+    } catch (error) {
+      return { problems: (error as AppError).errors };
+    }
+  };
+
+  it("gives what the full check gives, with or without escapes, for single events and batches (property)", async () => {
+    const text = fc.oneof(fc.string(), fc.constantFrom("x\u0000y", "\ud800", "a\udfffb", "é\\u", "\u2028"));
+    const context = fc.dictionary(text, fc.jsonValue({ maxDepth: 4 }).chain((v) => fc.oneof(fc.constant(v), text)), { maxKeys: 5 });
+    await fc.assert(
+      fc.asyncProperty(context, text, async (ctx, message) => {
+        const event = { ...valid, message: message || "m", context: ctx };
+        // The same body without what reading vouched for: every event walked.
+        const single = await read(JSON.stringify(event));
+        expect(outcome(() => parseEvent(single))).toEqual(outcome(() => parseEvent({ value: single.value, problems: single.problems })));
+        const batch = await read(JSON.stringify({ events: [event, valid] }), true);
+        expect(outcome(() => parseBatch(batch))).toEqual(outcome(() => parseBatch({ value: batch.value, problems: batch.problems })));
+        // A text with an escape vouches for nothing.
+        if (JSON.stringify(event).includes("\\u")) expect(single.plain).toBeUndefined();
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("still refuses a context nested too deep in a bare array or NDJSON batch, whose text allows one level more", async () => {
+    const deep = { ...valid, context: nested(33) };
+    const body = await read(JSON.stringify([deep]), true);
+    expect(body.plain).toBeDefined();
+    expect(problemsOf(() => parseBatch(body)).map((p) => p.message)).toContain(TOO_DEEP);
+    const wrapped = await read(JSON.stringify({ events: [deep] }), true);
+    expect(problemsOf(() => parseBatch(wrapped)).map((p) => p.message)).toContain(TOO_DEEP);
+    const single = await read(JSON.stringify(deep));
+    expect(problemsOf(() => parseEvent(single)).map((p) => p.message)).toContain(TOO_DEEP);
   });
 });

@@ -59,4 +59,9 @@ describe("queryObject", () => {
     const error = thrown(() => queryObject(new Request("http://x/p?a=1&b=2&a=3")));
     expect([error.status, error.code, error.errors]).toEqual([400, "validation_failed", [{ path: "a", message: "Give a at most once." }]]);
   });
+
+  it("reads `tag` as a list, given once or more", () => {
+    expect(queryObject(new Request("http://x/p?tag=region:eu&a=1"))).toEqual({ tag: ["region:eu"], a: "1" });
+    expect(queryObject(new Request("http://x/p?tag=region:eu&tag=os:Linux"))).toEqual({ tag: ["region:eu", "os:Linux"] });
+  });
 });

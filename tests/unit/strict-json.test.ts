@@ -4,8 +4,28 @@ import { parseEventBody } from "@/lib/ingest/ingest";
 import { MAX_EVENT_BODY_DEPTH } from "@/lib/events/schema";
 import { AppError } from "@/lib/http/errors";
 import { DUPLICATE_KEY_MESSAGE, isExactNumber, NUMBER_MESSAGE, parseStrictJson } from "@/lib/http/strict-json";
+import { parseSdkJson } from "@/lib/sentry/json";
 
 const strict = (text: string, maxDepth = 64) => parseStrictJson(text, { maxDepth });
+
+/** JSON number tokens: a sign, up to 21 integer digits, up to 20 decimals, an exponent up to ±400. */
+const digits = (min: number, max: number) => fc.array(fc.integer({ min: 0, max: 9 }), { minLength: min, maxLength: max }).map((d) => d.join(""));
+const numberToken = fc
+  .tuple(fc.boolean(), fc.oneof(fc.constant("0"), fc.tuple(fc.integer({ min: 1, max: 9 }), digits(0, 20)).map(([a, b]) => `${a}${b}`)), fc.option(digits(1, 20)), fc.option(fc.integer({ min: -400, max: 400 })))
+  .map(([negative, int, frac, exp]) => `${negative ? "-" : ""}${int}${frac === null ? "" : `.${frac}`}${exp === null ? "" : `e${exp}`}`);
+
+describe("parseSdkJson", () => {
+  it("keeps a number a double holds (below 2^53 when integral) and gives the rest as its exact digits (property)", () => {
+    fc.assert(
+      fc.property(numberToken, (raw) => {
+        const n = Number(raw);
+        const storable = isExactNumber(raw) && (!Number.isInteger(n) || Number.isSafeInteger(n));
+        expect((parseSdkJson(`{"t":1795786430.036,"n":[${raw}]}`) as { n: unknown[] }).n[0], raw).toBe(storable ? n : raw);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});
 
 describe("isExactNumber", () => {
   it("accepts every number a double holds as written, in any notation", () => {
@@ -42,6 +62,15 @@ describe("parseStrictJson", () => {
     expect(strict(`{"a\\"":1,${many},"a\\u0022":2}`).problems).toEqual([{ path: 'a"', message: expect.stringMatching(/twice/) }]);
     // The same key in sibling objects is fine.
     expect(strict('[{"a":1},{"a":2}]').problems).toEqual([]);
+  });
+
+  it("reports a number exactly when isExactNumber refuses it, whatever its digits, point and exponent (property)", () => {
+    fc.assert(
+      fc.property(numberToken, (raw) => {
+        expect(strict(`{"n":[${raw}]}`).problems.length > 0, raw).toBe(!isExactNumber(raw));
+      }),
+      { numRuns: 3000 },
+    );
   });
 
   it("reports each repeat of a key in objects of any size, small or past the switch to a set (property)", () => {

@@ -20,6 +20,10 @@ export type EventInput = {
   /** When it happened on the client (ISO); within the last 14 days it becomes the event's time. */
   timestamp?: string;
   fingerprint?: string[];
+  release?: string;
+  environment?: string;
+  tags?: Record<string, string>;
+  user?: { id?: string; email?: string; username?: string; ip_address?: string };
 };
 
 /** Sends events one by one as a client application would (curl-like, with the project's key). */

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { EventFilterValues } from "@/components/event-filters";
 import type { IssueFilterValues } from "@/components/issue-filters";
-import { cursorParamSchema, levelsParamSchema, MAX_SEARCH_CHARS, searchTextSchema } from "@/lib/events/filters";
+import { cursorParamSchema, levelsParamSchema, MAX_SEARCH_CHARS, searchTextSchema, tagFiltersParamSchema, type TagFilter } from "@/lib/events/filters";
 import type { EventLevel } from "@/lib/events/schema";
 import { supportedTime } from "@/lib/events/time";
 import { DEFAULT_RANGE, RANGES, TIME_RANGES, type Range } from "@/lib/events/time-ranges";
@@ -107,6 +107,9 @@ export type IssueQuery = {
   status: IssueStatus;
   level?: EventLevel[];
   q?: string;
+  environment?: string;
+  release?: string;
+  tag?: TagFilter[];
   range: Range;
   since: Date;
   sort: IssueSort;
@@ -116,6 +119,8 @@ export type IssueQuery = {
 const statusSchema = z.enum(ISSUE_STATUSES);
 const sortSchema = z.enum(ISSUE_SORTS);
 const issueCursorSchema = issuesQuerySchema.shape.cursor;
+const environmentSchema = issuesQuerySchema.shape.environment.unwrap();
+const releaseSchema = issuesQuerySchema.shape.release.unwrap();
 
 /**
  * The issues page's URL -> what to ask `listProjectIssues`, by the API's
@@ -131,11 +136,26 @@ export function parseIssueQuery(params: SearchParams, now = new Date()): IssueQu
   const range: Range = isRange(rawRange) ? rawRange : DEFAULT_RANGE;
   const sort = lenient(sortSchema, single(params.sort)) ?? "last_seen";
   const cursor = lenient(issueCursorSchema, single(params.cursor));
+  const environment = lenient(environmentSchema, single(params.environment).replace(CONTROL_CHARS, ""));
+  const release = lenient(releaseSchema, single(params.release).replace(CONTROL_CHARS, ""));
+  const tag = eventTagFilters(params);
   return {
-    values: { status, level: level?.length === 1 ? level[0]! : "", q: q ?? "", range, sort },
+    values: {
+      status,
+      level: level?.length === 1 ? level[0]! : "",
+      q: q ?? "",
+      range,
+      sort,
+      environment: environment ?? "",
+      release: release ?? "",
+      tag: tag.map((t) => `${t.key}:${t.value}`),
+    },
     status,
     level,
     q,
+    environment,
+    release,
+    tag: tag.length > 0 ? tag : undefined,
     range,
     since: new Date(now.getTime() - RANGE_MS[range]!),
     sort,
@@ -151,6 +171,9 @@ export function issueQueryString(query: IssueQuery, change: { status?: IssueStat
   if (status !== "open") params.set("status", status);
   if (query.level) params.set("level", query.level.join(","));
   if (query.q) params.set("q", query.q);
+  if (query.environment) params.set("environment", query.environment);
+  if (query.release) params.set("release", query.release);
+  for (const t of query.tag ?? []) params.append("tag", `${t.key}:${t.value}`);
   if (range !== DEFAULT_RANGE) params.set("range", range);
   if (query.sort !== "last_seen") params.set("sort", query.sort);
   if (change.cursor) params.set("cursor", change.cursor);
@@ -177,4 +200,12 @@ export function issuePeriod(params: SearchParams, lastSeen?: string, now = new D
 /** `?cursor=` for pages of events under a fixed period (the issue page). */
 export function eventPageCursor(params: SearchParams): string | undefined {
   return lenient(cursorParamSchema, single(params.cursor));
+}
+
+/** `?tag=key:value` (repeatable) on an issue's page: its events with those tags; what the API would refuse means none. */
+export function eventTagFilters(params: SearchParams): TagFilter[] {
+  const raw = params.tag;
+  if (raw === undefined) return [];
+  const result = tagFiltersParamSchema.safeParse(raw);
+  return result.success ? result.data : [];
 }

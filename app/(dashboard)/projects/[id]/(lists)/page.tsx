@@ -3,6 +3,7 @@ import Link from "next/link";
 import { FirstEventHelp } from "@/components/first-event-help";
 import { IssueFilters } from "@/components/issue-filters";
 import { IssueList } from "@/components/issue-list";
+import { WorkflowBulkBar, WorkflowSelection } from "@/components/issues/workflow-bulk";
 import { NewEventsNotice } from "@/components/new-events-notice";
 import { Pagination } from "@/components/pagination";
 import { StatusTabs } from "@/components/status-tabs";
@@ -11,10 +12,12 @@ import { projectHasEvents } from "@/lib/issues/totals";
 import { AppError } from "@/lib/http/errors";
 import { ISSUE_STATUSES } from "@/lib/issues/filters";
 import { listProjectIssues } from "@/lib/issues/service";
+import { assignableMembers } from "@/lib/issues/workflow";
 import type { ProjectAccess } from "@/lib/auth/access";
 import { projectAccess, siteOrigin } from "@/app/(dashboard)/session";
 import { revealKeyAction } from "@/app/(dashboard)/projects/actions";
 import { setIssueStatusAction } from "@/app/(dashboard)/projects/[id]/actions";
+import { bulkChangeIssuesAction } from "@/app/(dashboard)/projects/[id]/issues/workflow-actions";
 import { DEFAULT_RANGE, issueQueryString, parseIssueQuery, RANGE_PHRASES, RANGES, type IssueQuery } from "@/app/(dashboard)/projects/[id]/filters";
 
 type Props = { params: Promise<{ id: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
@@ -30,7 +33,17 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 
 /** A page of issues; a cursor the lib refuses (one of another sort, an old link) starts over at the first page. */
 async function issuesPage(access: ProjectAccess, query: IssueQuery, now: Date) {
-  const filters = { status: [query.status], level: query.level, q: query.q, since: query.since, sort: query.sort, limit: PAGE_SIZE };
+  const filters = {
+    status: [query.status],
+    level: query.level,
+    q: query.q,
+    environment: query.environment,
+    release: query.release,
+    tag: query.tag,
+    since: query.since,
+    sort: query.sort,
+    limit: PAGE_SIZE,
+  };
   try {
     return { ...(await listProjectIssues(access, { ...filters, cursor: query.cursor }, now)), cursor: query.cursor };
   } catch (error) {
@@ -55,7 +68,7 @@ export default async function ProjectIssuesPage({ params, searchParams }: Props)
   }
 
   const period = RANGE_PHRASES[query.range];
-  const filtered = Boolean(query.level || query.q);
+  const filtered = Boolean(query.level || query.q || query.environment || query.release || query.tag);
   const wider = RANGES.slice(RANGES.indexOf(query.range) + 1).filter((r) => r !== "1h");
 
   return (
@@ -83,14 +96,18 @@ export default async function ProjectIssuesPage({ params, searchParams }: Props)
           )}
         </div>
         {page.issues.length > 0 ? (
-          <IssueList
-            issues={page.issues}
-            projectId={id}
-            period={period}
-            linkQuery={query.range === DEFAULT_RANGE ? "" : `?range=${query.range}`}
-            renderedAt={now.getTime()}
-            statusAction={setIssueStatusAction}
-          />
+          <WorkflowSelection>
+            <WorkflowBulkBar projectId={id} issueIds={page.issues.map((i) => i.id)} members={await assignableMembers(access)} action={bulkChangeIssuesAction} />
+            <IssueList
+              issues={page.issues}
+              projectId={id}
+              period={period}
+              linkQuery={query.range === DEFAULT_RANGE ? "" : `?range=${query.range}`}
+              renderedAt={now.getTime()}
+              statusAction={setIssueStatusAction}
+              selectable
+            />
+          </WorkflowSelection>
         ) : (
           <div className="rounded-xl border border-dashed border-zinc-300 p-6 text-center text-sm text-zinc-600 dark:border-zinc-700 dark:text-zinc-400">
             <p className="font-medium text-zinc-800 dark:text-zinc-200">
@@ -99,7 +116,7 @@ export default async function ProjectIssuesPage({ params, searchParams }: Props)
             {query.status === "open" && !filtered && <p className="mt-1">Nothing new went wrong, or it was all resolved.</p>}
             <p className="mt-2 flex flex-wrap justify-center gap-x-3 gap-y-1">
               {filtered && (
-                <Link href={`${path}${issueQueryString({ ...query, level: undefined, q: undefined })}`} className={linkClass}>
+                <Link href={`${path}${issueQueryString({ ...query, level: undefined, q: undefined, environment: undefined, release: undefined, tag: undefined })}`} className={linkClass}>
                   Clear filters
                 </Link>
               )}

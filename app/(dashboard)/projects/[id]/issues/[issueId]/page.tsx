@@ -5,8 +5,12 @@ import { cache } from "react";
 import { EventList } from "@/components/event-list";
 import { EventsChart } from "@/components/events-chart";
 import { NewBadge, RegressedBadge, StatusBadge } from "@/components/issue-badges";
-import { IssueStatusActions } from "@/components/issue-status-actions";
 import { IssueTitle } from "@/components/issue-title";
+import { StackFrames } from "@/components/issues/stack-frames";
+import { TagBreakdownList } from "@/components/issues/tag-breakdown";
+import { TriageFacts } from "@/components/issues/triage-facts";
+import { WorkflowActivity } from "@/components/issues/workflow-activity";
+import { WorkflowControls } from "@/components/issues/workflow-controls";
 import { LevelBadge } from "@/components/level-badge";
 import { LocalTime } from "@/components/local-time";
 import { formatCount } from "@/components/number-format";
@@ -15,12 +19,15 @@ import { PeriodLinks } from "@/components/period-links";
 import { Stat } from "@/components/stat";
 import { eventHistogram } from "@/lib/events/histogram";
 import { listProjectEvents } from "@/lib/events/list";
+import { eventStackView } from "@/lib/grouping/stack-view";
 import { AppError } from "@/lib/http/errors";
 import { issueParamsSchema } from "@/lib/issues/filters";
-import { getProjectIssue } from "@/lib/issues/service";
+import { issueChart } from "@/lib/issues/chart-window";
+import { getIssueDetails } from "@/lib/issues/issue-details";
+import { issueWorkflowPageData } from "@/lib/issues/workflow";
 import { projectAccess } from "@/app/(dashboard)/session";
-import { setIssueStatusAction } from "@/app/(dashboard)/projects/[id]/actions";
-import { DEFAULT_RANGE, eventPageCursor, issuePeriod, RANGE_PHRASES, RANGES, type Range } from "@/app/(dashboard)/projects/[id]/filters";
+import { changeIssueAction, commentIssueAction } from "@/app/(dashboard)/projects/[id]/issues/workflow-actions";
+import { DEFAULT_RANGE, eventPageCursor, eventTagFilters, issuePeriod, RANGE_PHRASES, RANGES, type Range } from "@/app/(dashboard)/projects/[id]/filters";
 
 type SearchParams = Record<string, string | string[] | undefined>;
 type Props = { params: Promise<{ id: string; issueId: string }>; searchParams: Promise<SearchParams> };
@@ -41,7 +48,7 @@ const loadIssue = cache(async (projectId: string, issueId: string, rangeParam: s
   const params = rangeParam ? { range: rangeParam } : {};
   const get = async (since: Date) => {
     try {
-      return await getProjectIssue(access, id.data, { since }, now);
+      return await getIssueDetails(access, id.data, { since }, now);
     } catch (error) {
       if (error instanceof AppError && error.status === 404) notFound();
       throw error;
@@ -69,18 +76,34 @@ export default async function IssuePage({ params, searchParams }: Props) {
   const search = await searchParams;
   const { access, issue, period, now } = await loadIssue(id, issueId, rangeOf(search));
   const cursor = eventPageCursor(search);
-  const [histogram, page] = await Promise.all([
-    eventHistogram(access, { issueId: issue.id, since: period.since, until: now }),
-    listProjectEvents(access, { issueId: issue.id, cursor, limit: EVENTS_PER_PAGE }),
+  const tags = eventTagFilters(search);
+  const [chart, page, latest, workflow] = await Promise.all([
+    // Without a period in the URL, the chart zooms in on the issue's events (a short outage fills it).
+    period.explicit
+      ? eventHistogram(access, { issueId: issue.id, since: period.since, until: now }).then((histogram) => ({ histogram, fitted: false, window: null }))
+      : issueChart(access, issue.id, { since: period.since, until: now }).then((c) => ({ ...c, window: c.fitted ? c.window : null })),
+    listProjectEvents(access, { issueId: issue.id, cursor, tag: tags, limit: EVENTS_PER_PAGE }),
+    // The latest event (its stack): the page's first unless the page is an older or a filtered one.
+    cursor || tags.length > 0 ? listProjectEvents(access, { issueId: issue.id, limit: 1 }).then((p) => p.events[0]) : null,
+    issueWorkflowPageData(access, issue.id),
   ]);
+  const newest = latest ?? (cursor || tags.length > 0 ? undefined : page.events[0]);
+  const stack = newest ? eventStackView(newest.context) : null;
 
   const path = `/projects/${id}/issues/${issue.id}`;
   const rangeQuery = (range: Range) => (range === DEFAULT_RANGE ? "" : `range=${range}`);
-  const href = (range: Range, pageCursor?: string) => {
-    const query = [rangeQuery(range), pageCursor ? `cursor=${encodeURIComponent(pageCursor)}` : ""].filter(Boolean).join("&");
+  const href = (range: Range, pageCursor?: string, tagFilters = tags) => {
+    const query = [
+      rangeQuery(range),
+      ...tagFilters.map((t) => `tag=${encodeURIComponent(`${t.key}:${t.value}`)}`),
+      pageCursor ? `cursor=${encodeURIComponent(pageCursor)}` : "",
+    ]
+      .filter(Boolean)
+      .join("&");
     return query ? `${path}?${query}` : path;
   };
   const phrase = RANGE_PHRASES[period.range];
+  const isTagFilter = (key: string, value: string) => tags.some((t) => t.key === key && t.value === value);
 
   return (
     <div className="space-y-4 sm:space-y-6">
@@ -105,7 +128,7 @@ export default async function IssuePage({ params, searchParams }: Props) {
             <span className="text-zinc-500">Latest message:</span> {issue.sampleMessage}
           </p>
         )}
-        <IssueStatusActions projectId={id} issueId={issue.id} status={issue.status} action={setIssueStatusAction} />
+        <WorkflowControls projectId={id} issue={issue} members={workflow.members} releases={workflow.releases} action={changeIssueAction} renderedAt={now.getTime()} />
         <dl className="grid grid-cols-2 gap-x-4 gap-y-3 border-t border-zinc-100 pt-3 sm:grid-cols-5 dark:border-zinc-800">
           <Stat label="Events in all">{formatCount(issue.count)}</Stat>
           <Stat label={`In ${phrase}`}>{formatCount(issue.windowCount)}</Stat>
@@ -121,27 +144,73 @@ export default async function IssuePage({ params, searchParams }: Props) {
             </Stat>
           )}
         </dl>
+        <TriageFacts issue={issue} />
       </section>
 
       <section aria-labelledby="issue-chart" className={`${card} space-y-3`}>
         <div className="flex flex-wrap items-center justify-between gap-2">
           <h3 id="issue-chart" className="text-sm font-semibold">
-            Events in {phrase}
+            {chart.window ? (
+              <>
+                Events from <LocalTime iso={chart.window.since.toISOString()} /> to <LocalTime iso={chart.window.until.toISOString()} />
+                <span className="font-normal text-zinc-500"> (zoomed to its events in {phrase})</span>
+              </>
+            ) : (
+              <>Events in {phrase}</>
+            )}
           </h3>
           <PeriodLinks options={RANGES.map((range) => ({ label: range, href: href(range), current: range === period.range }))} />
         </div>
-        <EventsChart data={histogram} />
+        <EventsChart data={chart.histogram} />
+      </section>
+
+      {stack && (
+        <section aria-labelledby="issue-stack" className={`${card} space-y-3`}>
+          <h3 id="issue-stack" className="text-sm font-semibold">
+            Stack trace <span className="font-normal text-zinc-500">of the latest event</span>
+          </h3>
+          <StackFrames stack={stack} />
+        </section>
+      )}
+
+      {issue.tags.length > 0 && (
+        <section aria-labelledby="issue-tags" className={`${card} space-y-3`}>
+          <h3 id="issue-tags" className="text-sm font-semibold">
+            Tags <span className="font-normal text-zinc-500">in {phrase}{issue.tagsExact ? "" : " (partly estimated)"}; a value shows its events</span>
+          </h3>
+          <TagBreakdownList tags={issue.tags} hrefFor={(key, value) => `${href(period.range, undefined, [{ key, value }])}#issue-events`} isCurrent={isTagFilter} />
+        </section>
+      )}
+
+      <section aria-labelledby="issue-activity" className={`${card} space-y-3`}>
+        <h3 id="issue-activity" className="text-sm font-semibold">
+          Activity
+        </h3>
+        <WorkflowActivity projectId={id} issueId={issue.id} activities={workflow.activities} more={workflow.moreActivity} commentAction={commentIssueAction} renderedAt={now.getTime()} />
       </section>
 
       <section aria-labelledby="issue-events" className="space-y-3">
         <h3 id="issue-events" className="text-sm font-semibold">
           Latest events <span className="font-normal text-zinc-500">(newest first{cursor ? ", older page" : ""})</span>
         </h3>
+        {tags.length > 0 && (
+          <p className="flex flex-wrap items-center gap-2 text-sm" role="status">
+            <span className="text-zinc-500">With tag</span>
+            {tags.map((t) => (
+              <span key={`${t.key}:${t.value}`} className="rounded bg-indigo-50 px-1.5 py-0.5 font-mono text-xs break-all dark:bg-indigo-950/50">
+                {t.key}: {t.value}
+              </span>
+            ))}
+            <Link href={`${href(period.range, undefined, [])}#issue-events`} className="font-medium text-indigo-600 hover:underline dark:text-indigo-400">
+              Show all events
+            </Link>
+          </p>
+        )}
         {page.events.length > 0 ? (
           <EventList events={page.events} projectId={id} showIssueLink={false} openFirst={!cursor} />
         ) : (
           <p className="rounded-xl border border-dashed border-zinc-300 p-6 text-center text-sm text-zinc-600 dark:border-zinc-700 dark:text-zinc-400">
-            Its events are no longer stored (retention); the counts above remain.
+            {tags.length > 0 ? "No stored event of this issue has this tag." : "Its events are no longer stored (retention); the counts above remain."}
           </p>
         )}
         <Pagination firstHref={cursor ? href(period.range) : undefined} nextHref={page.nextCursor ? href(period.range, page.nextCursor) : undefined} />
