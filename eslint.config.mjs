@@ -12,16 +12,12 @@ const LAUNCHERS = ["ops/**", "scripts/**", "tools/**", "harness/**", "tests/**",
 
 const relativeParent = { group: ["../*", "../**"], message: "Import with the `@/` alias (`@/lib/...`), not `../`." };
 /** The vocabulary defined once (docs/CONVENTIONS.md, "One place per concept"): no copies of it. */
-const unionOf = (...values) => `TSUnionType${values.map((v) => `:has(TSLiteralType > Literal[value='${v}'])`).join("")}`;
 const vocabulary = [
   {
     selector: "ConditionalExpression[test.type='BinaryExpression'][test.operator=/^[!=]==$/][test.right.value=1][consequent.value=/^s?$/][alternate.value=/^s?$/]",
     message: "Use plural() or pluralWord() from @/lib/text/plural instead of a copy of the plural rule.",
   },
-  { selector: unionOf("error", "warn", "info"), message: "Use EventLevel from @/lib/events/levels (the schema's enum)." },
   { selector: "ArrayExpression:has(> Literal[value='error']):has(> Literal[value='warn']):has(> Literal[value='info'])", message: "Use EVENT_LEVELS from @/lib/events/levels (the schema's enum)." },
-  { selector: unionOf("owner", "member"), message: "Use ProjectRole from @/lib/auth/roles (the schema's enum)." },
-  { selector: unionOf("open", "resolved", "ignored"), message: "Use IssueStatus from @/lib/issues/filters (the schema's enum)." },
 ];
 
 export default defineConfig([
@@ -58,7 +54,7 @@ export default defineConfig([
   },
   {
     files: ["lib/**", "app/**", "components/**"],
-    rules: { "no-restricted-syntax": ["error", ...vocabulary] },
+    rules: { "no-restricted-syntax": ["error", ...vocabulary], "telltale/no-enum-copy": "error" },
   },
   {
     // Routes, pages and components call lib/ functions; no database access of their own.

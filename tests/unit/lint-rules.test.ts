@@ -62,6 +62,11 @@ describe("house lint rules", () => {
     expect(await ruleIds("lib/sentry/example.ts", code)).toContain("no-restricted-syntax");
   });
 
+  it("an enum of the schema is not copied as a literal union", async () => {
+    expect(await ruleIds("lib/ai/example.ts", 'export type Level = "error" | "warn" | "info";\n')).toContain("telltale/no-enum-copy");
+    expect(await ruleIds("lib/ai/example.ts", 'export type Change = { status: "open" } | { status: "resolved" } | { status: "ignored" };\n')).toEqual([]);
+  });
+
   it("file names are kebab-case", async () => {
     expect(await ruleIds("lib/events/lastEvent.ts", "export const a = 1;\n")).toContain("telltale/kebab-case-file");
   });

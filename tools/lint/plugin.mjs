@@ -108,6 +108,32 @@ const noProcessEnv = {
   },
 };
 
+/** Literal unions that copy an enum of the schema, and where its one definition is. */
+const ENUM_COPIES = [
+  { values: ["error", "warn", "info"], use: "EventLevel from @/lib/events/levels" },
+  { values: ["owner", "member"], use: "ProjectRole from @/lib/auth/roles" },
+  { values: ["open", "resolved", "ignored"], use: "IssueStatus from @/lib/issues/filters" },
+];
+
+const noEnumCopy = {
+  meta: {
+    type: "problem",
+    docs: { description: "A union of an enum's values is the generated enum, not a copy" },
+    messages: { copy: "Use {{use}} (the schema's enum) instead of a copy of its values." },
+    schema: [],
+  },
+  create(context) {
+    return {
+      TSUnionType(node) {
+        const literals = new Set(node.types.flatMap((t) => (t.type === "TSLiteralType" && typeof t.literal.value === "string" ? [t.literal.value] : [])));
+        for (const { values, use } of ENUM_COPIES) {
+          if (values.every((v) => literals.has(v))) context.report({ node, messageId: "copy", data: { use } });
+        }
+      },
+    };
+  },
+};
+
 const kebabCaseFile = {
   meta: {
     type: "suggestion",
@@ -126,6 +152,6 @@ const kebabCaseFile = {
 
 const plugin = {
   meta: { name: "telltale" },
-  rules: { "table-owner": tableOwner, "no-untyped-sql": noUntypedSql, "no-process-env": noProcessEnv, "kebab-case-file": kebabCaseFile },
+  rules: { "table-owner": tableOwner, "no-untyped-sql": noUntypedSql, "no-process-env": noProcessEnv, "no-enum-copy": noEnumCopy, "kebab-case-file": kebabCaseFile },
 };
 export default plugin;
