@@ -4,8 +4,9 @@ import { SESSION_MAX_AGE_SECONDS } from "@/lib/auth/lifetimes";
 import { signInPath } from "@/lib/auth/safe-callback";
 
 // Pages that need no session: sign-in, invitation links (they sign in
-// themselves), and the 404 page. Everything else is the dashboard.
-const PUBLIC_PAGES = /^\/(signin|invitations)(\/|$)/;
+// themselves), and paths whose last segment has a dot (/icon.svg, or a
+// 404 page: no dashboard page has one). Everything else is the dashboard.
+const PUBLIC_PAGES = /^\/(signin|invitations)(\/|$)|\.[^/]*$/;
 
 /**
  * The page's Content-Security-Policy: scripts only with this response's
@@ -76,6 +77,7 @@ export function proxy(request: NextRequest) {
 }
 
 export const config = {
-  // Every page; not the API (JSON, its own headers), Next.js internals, or files.
-  matcher: ["/((?!api(?:/|$)|v1/|_next/|.*\\.[^/]*$).*)"],
+  // Every page, the 404 page of a path that looks like a file (/a/b.php)
+  // included; not the API (JSON, its own headers) or Next.js internals.
+  matcher: ["/((?!api(?:/|$)|v1/|_next/).*)"],
 };

@@ -23,12 +23,14 @@ type Props = {
   statusAction: FormAction;
   /** A checkbox per issue for the bulk bar (inside a WorkflowSelection). */
   selectable?: boolean;
+  /** Names of the project's members by user id, to show who an issue is assigned to. */
+  memberNames?: Record<string, string>;
 };
 
 const plural = (n: number, word: string) => `${formatCount(n)} ${pluralWord(n, word)}`;
 
 /** The project's issues: what went wrong, how often lately, since when; each one a click from its events. */
-export function IssueList({ issues, projectId, period, linkQuery, renderedAt, statusAction, selectable = false }: Props) {
+export function IssueList({ issues, projectId, period, linkQuery, renderedAt, statusAction, selectable = false, memberNames = {} }: Props) {
   return (
     <ul aria-label="Issues" className="divide-y divide-zinc-200 overflow-hidden rounded-xl border border-zinc-200 bg-white shadow-sm dark:divide-zinc-800 dark:border-zinc-800 dark:bg-zinc-900">
       {issues.map((issue) => {
@@ -64,6 +66,14 @@ export function IssueList({ issues, projectId, period, linkQuery, renderedAt, st
                     ·
                   </span>
                   <span className="hidden tabular-nums sm:inline">{plural(issue.count, "event")} in all</span>
+                  {issue.assigneeId && (
+                    <>
+                      <span aria-hidden="true">·</span>
+                      <span className="max-w-48 truncate" title={`Assigned to ${memberNames[issue.assigneeId] ?? "a former member"}`}>
+                        assigned to {memberNames[issue.assigneeId] ?? "a former member"}
+                      </span>
+                    </>
+                  )}
                 </p>
               </div>
               <div className="flex items-center justify-between gap-3 sm:justify-end">

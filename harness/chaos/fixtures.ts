@@ -25,7 +25,8 @@ export type Fixtures = {
   inviteId: string;
 };
 
-async function userWithSession(email: string, expires = new Date(Date.now() + 24 * 3600 * 1000)) {
+/** A user with a live database session (the Cookie value is its token). */
+export async function userWithSession(email: string, expires = new Date(Date.now() + 24 * 3600 * 1000)) {
   const user = await prisma.user.upsert({ where: { email }, update: {}, create: { email, emailVerified: new Date() }, select: { id: true, email: true } });
   const sessionToken = randomUUID();
   await prisma.session.create({ data: { sessionToken, userId: user.id, expires } });

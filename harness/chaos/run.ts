@@ -12,7 +12,11 @@
  *   3. kill -9: load, SIGKILL of the server's process group, restart;
  *   4. database outage: the cluster stopped (fast, immediate), the proxy
  *      stalled, connections cut, each under load;
- *   5. one table; exit code 1 when a must-be-zero column is not zero; the
+ *   5. races: the project cap under 20 concurrent creations, 80 concurrent
+ *      creations queued (201 or 429, never 503) (harness/chaos/races.ts);
+ *   6. alerts: one project's webhook never answers, another's alert still
+ *      arrives within its normal delay;
+ *   7. one table; exit code 1 when a must-be-zero column is not zero; the
  *      table and every failure as JSON in bench-results/chaos-<time>.json.
  *
  * CHAOS_SHORT=1: fewer cycles, shorter loads (CI). --no-build: use the
@@ -28,6 +32,7 @@ import type { Corpus } from "@/harness/chaos/corpus-types";
 import type { PlaceholderValues } from "@/harness/chaos/expand";
 import { createFixtures, createLoadProject, protectedState, query, type Fixtures } from "@/harness/chaos/fixtures";
 import { runFuzz, type EntryResult } from "@/harness/chaos/fuzz";
+import { alertFairnessPhase, projectCapPhase, RACE_SERVER_ENV, transactionQueuePhase } from "@/harness/chaos/races";
 import { IngestLoad, verifyStored } from "@/harness/chaos/load";
 import { startPgCluster, type PgCluster } from "@/harness/chaos/pg-cluster";
 import { addLoad, columnLabel, COLUMNS, emptyRow, fuzzRow, loadFailures, MUST_BE_ZERO, printFailures, printTable, slowestRecovery, totalRow, type Failure, type Row } from "@/harness/chaos/report";
@@ -38,7 +43,7 @@ import { startTcpProxy, type TcpProxy } from "@/tests/helpers/tcp-proxy";
 
 const SHORT = ["1", "true"].includes(process.env.CHAOS_SHORT ?? "");
 const NO_BUILD = process.argv.includes("--no-build");
-const PHASES = new Set((process.env.CHAOS_PHASES ?? "fuzz,kill,outage").split(",").map((p) => p.trim()));
+const PHASES = new Set((process.env.CHAOS_PHASES ?? "fuzz,kill,outage,races,alerts").split(",").map((p) => p.trim()));
 /** Passed to the server as DATABASE_QUERY_TIMEOUT_MS: its deadline for a database call. */
 const QUERY_TIMEOUT_MS = 2000;
 /** "No request hangs beyond the service's deadline + 5 s." */
@@ -324,6 +329,16 @@ async function main(): Promise<number> {
       await h.startServer({ INGEST_RATE_LIMIT: "0" });
       if (PHASES.has("kill")) await killPhase(h);
       if (PHASES.has("outage")) await outagePhase(h);
+      if (PHASES.has("races") || PHASES.has("alerts")) {
+        await h.server().stop();
+        await h.startServer({ INGEST_RATE_LIMIT: "0", ...RACE_SERVER_ENV });
+        const c = { run: h.run, origin: h.secrets.origin, clusterUrl: h.cluster.url, logFile: h.logFile, rows: h.rows, failures: h.failures, log };
+        if (PHASES.has("races")) {
+          await projectCapPhase(c);
+          await transactionQueuePhase(c);
+        }
+        if (PHASES.has("alerts")) await alertFairnessPhase(c);
+      }
     } finally {
       failures.push(...h.failures);
     }
@@ -379,7 +394,7 @@ const USAGE = `Usage: npm run test:chaos [-- --no-build]
   --no-build           use the build in .next (or NEXT_DIST_DIR) as it is
 Environment:
   CHAOS_SHORT=1        fewer kill cycles and outage rounds, lighter load (CI)
-  CHAOS_PHASES=a,b     only these phases: fuzz, kill, outage (default: all three)
+  CHAOS_PHASES=a,b     only these phases: fuzz, kill, outage, races, alerts (default: all)
   CHAOS_ENTRIES=a,b    only the corpus entries whose names contain a or b
   NEXT_DIST_DIR=dir    read (and, when stale, rebuild) the build there
 Needs PostgreSQL's initdb and pg_ctl. harness/chaos/README.md explains the table.`;

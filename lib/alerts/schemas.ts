@@ -75,7 +75,7 @@ export type CreateAlertRuleInput = z.output<typeof createAlertRuleBodySchema>;
 export const alertRuleParamsSchema = z.object({ id: idSchema, ruleId: idSchema });
 
 export const MAX_DELIVERIES_PAGE = 200;
-export const alertDeliveriesQuerySchema = z.strictObject({
+export const alertDeliveriesQuerySchema = z.object({
   limit: z
     .string()
     .regex(/^\d{1,4}$/, `Must be a whole number from 1 to ${MAX_DELIVERIES_PAGE}.`)

@@ -23,8 +23,8 @@ export async function findAccessGrant(userId: string, projectId: string): Promis
 }
 
 /** How many projects the user owns. */
-export async function countOwnedProjects(userId: string): Promise<number> {
-  return prisma.membership.count({ where: { userId, role: "owner" } });
+export async function countOwnedProjects(userId: string, db: Pick<typeof prisma, "membership"> = prisma): Promise<number> {
+  return db.membership.count({ where: { userId, role: "owner" } });
 }
 
 /** The ids and names of the user's projects, in the order they joined them. */

@@ -1,3 +1,5 @@
+import { errors } from "@/lib/http/errors";
+
 /**
  * The one check for "where to go after sign-in" values (callbackUrl,
  * redirectTo): only a path on this site, never an open redirect.
@@ -59,4 +61,44 @@ export function signInPath(returnTo?: string, email?: string): string {
   if (returnTo) query.set("callbackUrl", safeCallbackPath(returnTo));
   if (email) query.set("email", email);
   return query.size === 0 ? "/signin" : `/signin?${query}`;
+}
+
+/**
+ * Whether Auth.js will accept `value` as a callbackUrl (query or its
+ * callback-url cookie): a path or an http(s) URL. Auth.js answers anything
+ * else (`javascript:`, `data:`) with a 500 "server configuration" error, so
+ * the route refuses it first, as the client's mistake. Where an accepted
+ * value leads is still safeRedirectUrl's decision.
+ */
+function isAcceptedCallbackValue(value: string, origin: string): boolean {
+  try {
+    return /^https?:$/.test(new URL(value, value.startsWith("/") ? origin : undefined).protocol);
+  } catch {
+    return false;
+  }
+}
+
+const CALLBACK_COOKIES = ["authjs.callback-url", "__Secure-authjs.callback-url"];
+
+/** Throws a 400 when a request to Auth.js carries a callbackUrl (query or cookie) it would fail on. */
+export function assertAcceptedCallbackUrl(request: Request): void {
+  const url = new URL(request.url);
+  const values = [url.searchParams.get("callbackUrl")];
+  for (const part of (request.headers.get("cookie") ?? "").split(";")) {
+    const eq = part.indexOf("=");
+    if (eq > 0 && CALLBACK_COOKIES.includes(part.slice(0, eq).trim())) values.push(decodeCookie(part.slice(eq + 1).trim()));
+  }
+  for (const value of values) {
+    if (value && !isAcceptedCallbackValue(value, url.origin)) {
+      throw errors.validation([{ path: "callbackUrl", message: "Give a path on this site, such as /projects." }], "The callback URL is not a path or an http(s) address.");
+    }
+  }
+}
+
+function decodeCookie(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
 }

@@ -1,9 +1,10 @@
 import { fromSettings } from "@/lib/config/settings";
+import { addressBlock } from "@/lib/http/client-address";
 import { consumeRateLimit, createRateLimit } from "@/lib/http/rate-limit";
 
 /**
  * Sign-in link requests are limited per address (so nobody can flood an inbox)
- * and per client IP (so nobody can spray addresses). Both limits count every
+ * and per client IP, an IPv6 client by its /64 (so nobody can spray addresses). Both limits count every
  * request, whether the address belongs to a user or not, so the answer never
  * tells which addresses exist. Shared by every instance through Redis when
  * REDIS_URL is set; otherwise each process enforces its own budget.
@@ -18,7 +19,7 @@ export type SignInAttempt = { allowed: true } | { allowed: false; retryAfterSeco
 /** Counts one sign-in link request against both budgets (each counts, limited or not). */
 export async function consumeSignInAttempt({ email, ip }: { email: string; ip: string }): Promise<SignInAttempt> {
   const { email: byEmail, ip: byIp } = limiters();
-  const decisions = await Promise.all([consumeRateLimit(byEmail, normalizeEmailKey(email)), consumeRateLimit(byIp, ip)]);
+  const decisions = await Promise.all([consumeRateLimit(byEmail, normalizeEmailKey(email)), consumeRateLimit(byIp, addressBlock(ip))]);
   const refused = decisions.filter((d) => d && !d.allowed);
   if (refused.length === 0) return { allowed: true };
   return { allowed: false, retryAfterSeconds: Math.max(...refused.map((d) => d!.resetSeconds)) };

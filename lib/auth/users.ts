@@ -1,5 +1,5 @@
 import { expressionBuilder } from "kysely";
-import { prisma } from "@/lib/db/client";
+import { prisma, type Prisma } from "@/lib/db/client";
 import type { DB } from "@/lib/db/sql";
 
 /** Finds or creates a user by email (operator CLI; invitations). */
@@ -11,6 +11,17 @@ export async function findOrCreateUserByEmail(email: string): Promise<{ id: stri
     create: { email: normalized },
     select: { id: true, email: true },
   });
+}
+
+/**
+ * Takes the user's row lock for the rest of the caller's transaction:
+ * serializes what is counted per person (projects owned against
+ * MAX_PROJECTS_PER_USER).
+ */
+export async function lockUser(tx: Prisma.TransactionClient, userId: string): Promise<void> {
+  // Prisma has no typed row lock, and a Kysely query cannot join Prisma's transaction.
+  // eslint-disable-next-line telltale/no-untyped-sql -- the one statement, fixed text with one bound value
+  await tx.$queryRaw`SELECT id FROM users WHERE id = ${userId} FOR UPDATE`;
 }
 
 /** The id of the user with this (normalized) address, or null. */

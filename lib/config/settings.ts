@@ -128,6 +128,7 @@ export const SETTING_SPECS = {
   INVITATIONS_PER_INVITER_PER_HOUR: int(20, 0),
   INVITATIONS_PER_ADDRESS_PER_DAY: int(3, 0),
   AUTH_FAILURES_PER_MINUTE: int(30, 0, 100_000, "invalid API keys per client address per minute before 429"),
+  AUTH_FAILED_LOOKUPS_PER_MINUTE: int(100, 0, 1_000_000, "database lookups of unknown API keys per minute, all addresses together; past it one per address"),
   EMAIL_SERVER: text(undefined, "SMTP URL"),
   EMAIL_FROM: text("Telltale <no-reply@localhost>"),
   SIGNIN_RATE_LIMIT_PER_EMAIL: int(5, 0),
@@ -191,6 +192,7 @@ function structure(v: Raw) {
       trustHost: v.AUTH_TRUST_HOST,
       trustProxyHops: v.TRUST_PROXY_HOPS,
       failuresPerMinute: v.AUTH_FAILURES_PER_MINUTE,
+      failedLookupsPerMinute: v.AUTH_FAILED_LOOKUPS_PER_MINUTE,
     },
     signUp: {
       policy: v.SIGNUP ?? (v.NODE_ENV === "production" ? "invite" : "open"),

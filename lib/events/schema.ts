@@ -29,7 +29,9 @@ const messageSchema = z
   .min(1, "Must not be empty.")
   .refine((s) => s.length <= MAX_MESSAGE_CHARS || Array.from(s).length <= MAX_MESSAGE_CHARS, {
     message: `Must be at most ${MAX_MESSAGE_CHARS} characters.`,
-  });
+  })
+  // The refinement counts code points, as JSON Schema's maxLength does (the OpenAPI description says so).
+  .meta({ maxLength: MAX_MESSAGE_CHARS });
 
 const timestampSchema = z.union(
   [

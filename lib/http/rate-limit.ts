@@ -105,6 +105,12 @@ export async function peekRateLimit(rl: RateLimit | null, key: string): Promise<
   return decision(rl, res, res.consumedPoints < rl.limit);
 }
 
+/** Gives back one point taken for `key` (a reservation that turned out not to be spent). */
+export async function refundRateLimit(rl: RateLimit | null, key: string): Promise<void> {
+  if (!rl) return;
+  await (rl.limiter as RateLimiterAbstract).reward(keyOf(rl, key), 1);
+}
+
 /** Takes one point for `key`, whether or not it was left (a failure happened anyway). */
 export async function countAgainstRateLimit(rl: RateLimit | null, key: string): Promise<void> {
   if (!rl) return;

@@ -12,15 +12,25 @@ import type { FieldProblem } from "@/lib/http/errors";
  */
 
 export const NUMBER_MESSAGE = "This number cannot be stored exactly (it is too large, too small or too precise for a double): send it as a string.";
+export const NEGATIVE_ZERO_MESSAGE = "Negative zero cannot be stored as such (stored JSON writes it as 0): send 0, or \"-0\" as a string.";
 export const DUPLICATE_KEY_MESSAGE = "This field name appears twice in the same object: give each name once.";
 
-/** `raw` (a JSON number token) read as a double is exactly the number written. */
+/**
+ * `raw` (a JSON number token) read as a double is exactly the number written,
+ * and survives being written out again: not negative zero, which JSON
+ * serializers (JSON.stringify, PostgreSQL's jsonb) write as 0.
+ */
 export function isExactNumber(raw: string): boolean {
   const n = Number(raw);
-  if (!Number.isFinite(n)) return false;
+  if (!Number.isFinite(n) || Object.is(n, -0)) return false;
   // Integers beyond 2^53: other languages read them as 64-bit integers, JavaScript cannot.
   if (!/[.eE]/.test(raw)) return Number.isSafeInteger(n);
   return significantDigits(raw) === significantDigits(String(Math.abs(n)));
+}
+
+/** The number token at `start` begins "-0" (every spelling of negative zero does). */
+export function isMinusZeroStart(text: string, start: number): boolean {
+  return text.charCodeAt(start) === 45 && text.charCodeAt(start + 1) === 48;
 }
 
 function significantDigits(text: string): string {
@@ -150,7 +160,11 @@ export function parseStrictJson(text: string, { maxDepth, tooDeep = `Nesting is 
     if (c === 45 /* - */ || (c >= 48 && c <= 57)) {
       const start = i;
       i = numberTokenEnd(text, i);
-      if (mayBeInexact(text, start, i) && !isExactNumber(text.slice(start, i))) problems.push({ path: path(), message: NUMBER_MESSAGE });
+      // Short numbers without an exponent are exact, but for -0 (written back as 0).
+      if (mayBeInexact(text, start, i) || isMinusZeroStart(text, start)) {
+        const raw = text.slice(start, i);
+        if (!isExactNumber(raw)) problems.push({ path: path(), message: Object.is(Number(raw), -0) ? NEGATIVE_ZERO_MESSAGE : NUMBER_MESSAGE });
+      }
       continue;
     }
     i++;

@@ -2,6 +2,7 @@ import { INVITATION_LIFETIME_MS } from "@/lib/auth/lifetimes";
 import { addOrPromoteMembership, isMemberAddress } from "@/lib/auth/memberships";
 import { settings } from "@/lib/config/settings";
 import { sha256Hex } from "@/lib/crypto/hash";
+import { transaction } from "@/lib/db/transaction";
 import { prisma } from "@/lib/db/client";
 import { errors } from "@/lib/http/errors";
 import { sendInvitationEmail } from "@/lib/invitations/email";
@@ -76,7 +77,7 @@ export async function createInvitation(
 
   const token = generateInvitationToken();
   const now = new Date();
-  const { invitation, projectName, inviter } = await prisma.$transaction(async (tx) => {
+  const { invitation, projectName, inviter } = await transaction("invitation", async (tx) => {
     await tx.invitation.updateMany({ where: { projectId, email, ...pending(now) }, data: { revokedAt: now } });
     const invitation = await tx.invitation.create({
       data: { projectId, email, role: input.role, tokenHash: sha256Hex(token), invitedById: userId, expiresAt: new Date(now.getTime() + INVITATION_LIFETIME_MS) },
@@ -194,7 +195,7 @@ async function acceptWhere(user: Invitee, where: { tokenHash: string } | { id: s
     throw errors.forbidden("This invitation was sent to a different email address. Sign in with that address to accept it.");
   }
 
-  return prisma.$transaction(async (tx) => {
+  return transaction("invitation acceptance", async (tx) => {
     const now = new Date();
     // The conditional update is what makes the token single-use under concurrency.
     const { count } = await tx.invitation.updateMany({ where: { id: invitation.id, ...pending(now) }, data: { acceptedAt: now } });

@@ -29,6 +29,8 @@ export type IssueView = {
   count: number;
   status: IssueStatus;
   regressedAt: string | null;
+  /** The member it is assigned to (a user id), or null. */
+  assigneeId: string | null;
   /** Events in the window asked for, exact. */
   windowCount: number;
   /** First seen in the window. */
@@ -56,6 +58,7 @@ type IssueRecord = {
   count: string;
   status: IssueStatus;
   regressed_at: Date | null;
+  assignee_id: string | null;
   window_count: string;
 };
 
@@ -119,6 +122,7 @@ function toIssueView(row: IssueRecord, since: Date, sparkline: number[]): IssueV
     count: Number(row.count),
     status: row.status,
     regressedAt: regressedAt?.toISOString() ?? null,
+    assigneeId: row.assignee_id,
     windowCount: Number(row.window_count),
     isNew,
     isRegressed: !isNew && regressedAt !== null && regressedAt >= since,
@@ -147,7 +151,7 @@ async function sparklines(
 }
 
 // With the id as text (`i.id::text AS id`): a cursor's id is compared as text.
-const ISSUE_COLUMNS = ["i.project_id", "i.level", "i.title", "i.sample_message", "i.first_seen", "i.last_seen", "i.count", "i.status", "i.regressed_at"] as const;
+const ISSUE_COLUMNS = ["i.project_id", "i.level", "i.title", "i.sample_message", "i.first_seen", "i.last_seen", "i.count", "i.status", "i.regressed_at", "i.assignee_id"] as const;
 
 /**
 /** The list's environment, release and tag filters as tags. */

@@ -1,4 +1,5 @@
 import { LRUCache } from "lru-cache";
+import { transaction } from "@/lib/db/transaction";
 import { prisma, type Prisma } from "@/lib/db/client";
 import { errors } from "@/lib/http/errors";
 import { sha256Hex } from "@/lib/crypto/hash";
@@ -6,8 +7,9 @@ import { decryptApiKey, encryptApiKey } from "@/lib/keys/crypto";
 import { generateApiKey, generatePublicKey, isWellFormedApiKey, isWellFormedPublicKey, KEY_LENGTH, PUBLIC_KEY_LENGTH } from "@/lib/keys/format";
 import { logger } from "@/lib/log";
 import { lockProjectInPrismaTransaction } from "@/lib/projects/lock";
-import { fromSettings } from "@/lib/config/settings";
-import { countAgainstRateLimit, createRateLimit, peekRateLimit } from "@/lib/http/rate-limit";
+import { fromSettings, settings } from "@/lib/config/settings";
+import { addressBlock } from "@/lib/http/client-address";
+import { consumeRateLimit, countAgainstRateLimit, createRateLimit, peekRateLimit, refundRateLimit } from "@/lib/http/rate-limit";
 import { publishRedis, subscribeRedis } from "@/lib/redis/connection";
 
 export type AuthenticatedKey = { keyId: string; projectId: string };
@@ -24,14 +26,39 @@ type CacheEntry = { keyId: string; projectId: string; kind: KeyKind; projectNumb
 // every request. Rotation deletes the entry here at once, and with REDIS_URL
 // in every other instance too (KEY_CHANNEL); whatever an instance still
 // trusts, the event INSERT itself re-checks the key (lib/ingest/statement.ts).
-const keyCache = fromSettings((s) => new LRUCache<string, CacheEntry>({ max: 10_000, ttl: s.keyCacheTtlMs }));
 // Keys found unknown (or revoked) are remembered for a minute in a cache of
 // their own, so a flood of forged keys can neither cost a lookup each again
 // nor push real keys out of the cache above.
-const unknownKeys = new LRUCache<string, true>({ max: 50_000, ttl: 60_000 });
+//
+// Both live on globalThis: a production build bundles this module once per
+// route, so a dashboard action (a rotation, new allowed origins) would
+// otherwise clear its own copy and leave the Sentry routes' copy trusting
+// the old key or origins until the TTL.
+type KeyCaches = { ttlMs: number; known: LRUCache<string, CacheEntry>; unknown: LRUCache<string, true> };
+const sharedCaches = globalThis as unknown as { __telltaleKeyCaches?: KeyCaches };
+
+function caches(): KeyCaches {
+  const ttlMs = settings().keyCacheTtlMs;
+  let current = sharedCaches.__telltaleKeyCaches;
+  if (!current || current.ttlMs !== ttlMs) {
+    current = { ttlMs, known: new LRUCache({ max: 10_000, ttl: ttlMs }), unknown: new LRUCache({ max: 50_000, ttl: 60_000 }) };
+    sharedCaches.__telltaleKeyCaches = current;
+  }
+  return current;
+}
+const keyCache = () => caches().known;
+const unknownKeys = () => caches().unknown;
 // Failed authentications per client address: past the limit, 429 before any
 // lookup, so forging many distinct keys costs the database nothing either.
 const failures = fromSettings((s) => createRateLimit({ name: "auth-failures", perWindow: s.auth.failuresPerMinute, windowSeconds: 60 }));
+// Lookups that found no key, all addresses together: forged keys from many
+// addresses would otherwise cost up to AUTH_FAILURES_PER_MINUTE lookups each.
+const failedLookups = fromSettings((s) => createRateLimit({ name: "auth-failed-lookups", perWindow: s.auth.failedLookupsPerMinute, windowSeconds: 60 }));
+const ALL_ADDRESSES = "all";
+// One database lookup per key hash at a time: concurrent requests with the
+// same (uncached) key wait for it, and take no point of their address's budget.
+// (undefined: the request holding it was refused before looking.)
+const lookupsInFlight = new Map<string, Promise<CacheEntry | null | undefined>>();
 
 /**
  * What one instance tells the others (Redis pub/sub) after a rotation or a
@@ -45,9 +72,9 @@ const KEY_CHANNEL = "keys";
 function applyKeyChange(change: KeyChange): void {
   for (const hash of change.revoked ?? []) {
     keyCache().delete(hash);
-    unknownKeys.set(hash, true);
+    unknownKeys().set(hash, true);
   }
-  for (const hash of change.created ?? []) unknownKeys.delete(hash);
+  for (const hash of change.created ?? []) unknownKeys().delete(hash);
   if (change.projectId) forgetProjectKeysHere(change.projectId);
 }
 
@@ -64,7 +91,7 @@ function listenForKeyChanges(): void {
     // lost, so forget everything cached before; lookups refill it.
     () => {
       keyCache().clear();
-      unknownKeys.clear();
+      unknownKeys().clear();
     },
   );
 }
@@ -94,8 +121,9 @@ export async function authenticatePublicKey(key: string, clientAddress = "unknow
   return { keyId: entry.keyId, projectId: entry.projectId, projectNumber: entry.projectNumber!, allowedOrigins: entry.allowedOrigins ?? ["*"] };
 }
 
-async function lookUpKey(key: string, clientAddress: string, kind: KeyKind): Promise<CacheEntry> {
+async function lookUpKey(key: string, address: string, kind: KeyKind): Promise<CacheEntry> {
   listenForKeyChanges();
+  const clientAddress = addressBlock(address);
   // The cache first: it holds only keys the database knew, so a hit needs no
   // shape or checksum check (that check, per request, cost more than the hash).
   const hash = key.length === (kind === "secret" ? KEY_LENGTH : PUBLIC_KEY_LENGTH) ? sha256Hex(key) : null;
@@ -105,16 +133,57 @@ async function lookUpKey(key: string, clientAddress: string, kind: KeyKind): Pro
   const gate = await peekRateLimit(failures(), clientAddress);
   if (gate && !gate.allowed) throw errors.rateLimited(gate);
   const wellFormed = kind === "secret" ? isWellFormedApiKey(key) : isWellFormedPublicKey(key);
-  if (!hash || !wellFormed || unknownKeys.has(hash)) return refuse(clientAddress);
+  if (!hash || !wellFormed || unknownKeys().has(hash)) return refuse(clientAddress);
+  const pending = lookupsInFlight.get(hash);
+  if (pending) {
+    const found = await pending;
+    // The request that held the lookup was refused before making it: try for ourselves.
+    if (found === undefined) return lookUpKey(key, address, kind);
+    if (found && found.kind === kind) return found;
+    return refuse(clientAddress);
+  }
+  // Registered before any await, so concurrent requests with this key wait for it.
+  const attempt = reserveAndFind(hash, clientAddress);
+  lookupsInFlight.set(
+    hash,
+    attempt.then((a) => ("entry" in a ? a.entry : undefined)).finally(() => lookupsInFlight.delete(hash)),
+  );
+  const outcome = await attempt;
+  if ("refusal" in outcome) throw outcome.refusal;
+  if (!outcome.entry || outcome.entry.kind !== kind) throw errors.invalidApiKey();
+  return outcome.entry;
+}
+
+/**
+ * The database lookup of an uncached key, with the failure counted before
+ * it (given back when the key is found): concurrent requests cannot all
+ * pass a check made before any of them had failed. A key not found keeps
+ * both points taken (its address's and all addresses').
+ */
+async function reserveAndFind(hash: string, clientAddress: string): Promise<{ entry: CacheEntry | null } | { refusal: Error }> {
+  const reserved = await consumeRateLimit(failures(), clientAddress);
+  if (reserved && !reserved.allowed) return { refusal: errors.rateLimited(reserved) };
+  const global = await consumeRateLimit(failedLookups(), ALL_ADDRESSES);
+  // Past the budget of all addresses, an address that has failed already
+  // gets no lookup; one that has not (a real client whose key is not cached)
+  // still gets its one, so a flood of forged keys cannot lock everyone out.
+  if (global && !global.allowed && reserved && reserved.remaining < reserved.limit - 1) return { refusal: errors.rateLimited(global) };
+  const entry = await findKey(hash);
+  if (entry) await Promise.all([refundRateLimit(failures(), clientAddress), global?.allowed ? refundRateLimit(failedLookups(), ALL_ADDRESSES) : undefined]);
+  return { entry };
+}
+
+/** The key of `hash` from the database, cached; null (remembered as unknown) when there is none or it is revoked. */
+async function findKey(hash: string): Promise<CacheEntry | null> {
   const row = await prisma.apiKey.findUnique({
     where: { hash },
     select: { id: true, projectId: true, revokedAt: true, kind: true, project: { select: { number: true, allowedOrigins: true } } },
   });
-  if (!row || row.revokedAt !== null || row.kind !== kind) {
-    unknownKeys.set(hash, true);
-    return refuse(clientAddress);
+  if (!row || row.revokedAt !== null) {
+    unknownKeys().set(hash, true);
+    return null;
   }
-  const entry: CacheEntry = { keyId: row.id, projectId: row.projectId, kind, projectNumber: row.project.number, allowedOrigins: row.project.allowedOrigins };
+  const entry: CacheEntry = { keyId: row.id, projectId: row.projectId, kind: row.kind as KeyKind, projectNumber: row.project.number, allowedOrigins: row.project.allowedOrigins };
   keyCache().set(hash, entry);
   return entry;
 }
@@ -142,7 +211,7 @@ export async function createProjectKey(tx: Tx, projectId: string, kind: KeyKind 
  * caller's job.
  */
 export async function rotateProjectKey(projectId: string, kind: KeyKind = "secret"): Promise<string> {
-  const { apiKey, revokedHashes } = await prisma.$transaction(async (tx) => {
+  const { apiKey, revokedHashes } = await transaction("key rotation", async (tx) => {
     const active = await tx.apiKey.findMany({ where: { projectId, kind, revokedAt: null }, select: { id: true, hash: true } });
     await tx.apiKey.updateMany({ where: { projectId, kind, revokedAt: null }, data: { revokedAt: new Date() } });
     const apiKey = await createProjectKey(tx, projectId, kind);

@@ -13,19 +13,19 @@ import { ERROR_CODES } from "@/lib/http/errors";
 import type { ProblemBody } from "@/lib/http/problem";
 import { ISSUE_STATUSES } from "@/lib/issues/filters";
 import type { SummaryResult } from "@/lib/ai/summarize";
-import type { AlertDeliveryView } from "@/lib/alerts/deliveries";
-import type { AlertRuleView } from "@/lib/alerts/rules";
-import type { StoredEvent } from "@/lib/events/list";
-import type { RedisReadiness } from "@/lib/health";
-import type { BatchAnswer, SingleAnswer } from "@/lib/ingest/ingest";
-import type { CreatedInvitation, PendingInvitation, ProjectInvitation } from "@/lib/invitations/service";
-import type { ActivityView } from "@/lib/issues/activities";
-import type { IssueDetails } from "@/lib/issues/issue-details";
-import type { IssueView, IssueWindow } from "@/lib/issues/service";
-import type { IssueWorkflowView } from "@/lib/issues/workflow";
-import type { CreatedProject } from "@/lib/projects/create-project";
-import type { ProjectMember } from "@/lib/projects/members";
-import type { ProjectDetails, ProjectSummary } from "@/lib/projects/service";
+import type { listAlertDeliveries, sendTestAlert } from "@/lib/alerts/deliveries";
+import type { createAlertRule, listAlertRules } from "@/lib/alerts/rules";
+import type { getProjectEvent, listProjectEvents } from "@/lib/events/list";
+import type { checkRedisReady } from "@/lib/health";
+import type { ingestEvent, ingestEventBatch } from "@/lib/ingest/ingest";
+import type { acceptInvitation, createInvitation, listPendingInvitationsForUser, listProjectInvitations } from "@/lib/invitations/service";
+import type { addIssueComment, listIssueActivity } from "@/lib/issues/activities";
+import type { getIssueDetails } from "@/lib/issues/issue-details";
+import type { listProjectIssues } from "@/lib/issues/service";
+import type { changeIssue, changeIssues } from "@/lib/issues/workflow";
+import type { createProject } from "@/lib/projects/create-project";
+import type { changeMemberRole, listMembers } from "@/lib/projects/members";
+import type { getProjectDetails, listProjectsForUser, rotateKeyAsOwner, updateProject } from "@/lib/projects/service";
 
 const isoTime = z.iso.datetime({ offset: true }).describe("ISO 8601 time");
 const role = z.enum(ROLES);
@@ -144,6 +144,7 @@ const issueFields = {
   count: z.int().min(0).describe("Events ever grouped into it"),
   status: z.enum(ISSUE_STATUSES),
   regressedAt: isoTime.nullable(),
+  assigneeId: z.string().nullable().describe("The user id of the member it is assigned to"),
   windowCount: z.int().min(0).describe("Events in the window asked for"),
   isNew: z.boolean(),
   isRegressed: z.boolean(),
@@ -192,7 +193,11 @@ export const activitySchema = z.object({
   kind: z.enum(Object.values(IssueActivityKind) as [IssueActivityKind, ...IssueActivityKind[]]),
   createdAt: isoTime,
   user: personSchema.nullable().describe("Who did it; null for what Telltale did itself"),
-  detail: z.record(z.string(), z.unknown()),
+  detail: z
+    .record(z.string(), z.unknown())
+    .describe(
+      "By kind: status {from, to, resolveMode?, resolvedIn?, ignoredUntil?, ignoreEvents?, reason?}; assignment {assigneeId, previousAssigneeId, reason?}; comment {text}; regression {at}",
+    ),
   assignee: personSchema.nullable().optional().describe("For an assignment: the new assignee"),
 });
 export const activityPageSchema = z.object({ activities: z.array(activitySchema), nextCursor: z.string().nullable() });
@@ -260,30 +265,40 @@ export const readySchema = z.object({
 /** The OpenAPI document itself (GET /api/openapi.json). */
 export const openApiDocumentSchema = z.looseObject({ openapi: z.string(), info: z.looseObject({ title: z.string(), version: z.string() }), paths: z.record(z.string(), z.unknown()) });
 
-// Compile-time proof that each schema is exactly what its handler returns.
+// Compile-time proof that each schema is exactly what its handler answers
+// (the lib function's result, as the route file wraps it).
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 type Assert<T extends true> = T;
 type Out<S extends z.ZodType> = z.output<S>;
+type Result<F extends (...args: never[]) => unknown> = Awaited<ReturnType<F>>;
 // Unused on purpose: the compiler checks it (a name with `_` is not reported unused).
 type _Checks = [
   Assert<Same<Out<typeof problemSchema>, ProblemBody>>,
-  Assert<Same<Out<typeof eventAcceptedSchema>, SingleAnswer>>,
-  Assert<Same<Out<typeof batchAcceptedSchema>, BatchAnswer>>,
-  Assert<Same<Out<typeof projectSummarySchema>, ProjectSummary>>,
-  Assert<Same<Out<typeof createdProjectSchema>, CreatedProject>>,
-  Assert<Same<Out<typeof projectDetailsSchema>, ProjectDetails>>,
-  Assert<Same<Out<typeof memberSchema>, ProjectMember>>,
-  Assert<Same<Out<typeof projectInvitationSchema>, ProjectInvitation>>,
-  Assert<Same<Out<typeof createdInvitationSchema>, CreatedInvitation>>,
-  Assert<Same<Out<typeof pendingInvitationSchema>, PendingInvitation>>,
-  Assert<Same<Out<typeof storedEventSchema>, StoredEvent>>,
-  Assert<Same<Out<typeof issueSchema>, IssueView>>,
-  Assert<Same<Out<typeof issueWindowSchema>, IssueWindow>>,
-  Assert<Same<Out<typeof issueDetailsSchema>, IssueDetails>>,
-  Assert<Same<Out<typeof issueWorkflowSchema>, IssueWorkflowView>>,
-  Assert<Same<Out<typeof activitySchema>, ActivityView>>,
-  Assert<Same<Out<typeof alertRuleSchema>, AlertRuleView>>,
-  Assert<Same<Out<typeof alertDeliverySchema>, AlertDeliveryView>>,
+  Assert<Same<Out<typeof eventAcceptedSchema>, Result<typeof ingestEvent>["body"]>>,
+  Assert<Same<Out<typeof batchAcceptedSchema>, Result<typeof ingestEventBatch>["body"]>>,
+  Assert<Same<Out<typeof projectListSchema>, { projects: Result<typeof listProjectsForUser> }>>,
+  Assert<Same<Out<typeof createdProjectSchema>, Result<typeof createProject>>>,
+  Assert<Same<Out<typeof projectDetailsSchema>, Result<typeof getProjectDetails>>>,
+  Assert<Same<Out<typeof projectDetailsSchema>, Result<typeof updateProject>>>,
+  Assert<Same<Out<typeof rotatedKeySchema>, Result<typeof rotateKeyAsOwner>>>,
+  Assert<Same<Out<typeof memberListSchema>, { members: Result<typeof listMembers> }>>,
+  Assert<Same<Out<typeof memberSchema>, Result<typeof changeMemberRole>>>,
+  Assert<Same<Out<typeof projectInvitationListSchema>, { invitations: Result<typeof listProjectInvitations> }>>,
+  Assert<Same<Out<typeof createdInvitationSchema>, Result<typeof createInvitation>>>,
+  Assert<Same<Out<typeof pendingInvitationListSchema>, { invitations: Result<typeof listPendingInvitationsForUser> }>>,
+  Assert<Same<Out<typeof acceptedInvitationSchema>, Result<typeof acceptInvitation>>>,
+  Assert<Same<Out<typeof eventPageSchema>, Result<typeof listProjectEvents>>>,
+  Assert<Same<Out<typeof storedEventSchema>, Result<typeof getProjectEvent>>>,
+  Assert<Same<Out<typeof issuePageSchema>, Result<typeof listProjectIssues>>>,
+  Assert<Same<Out<typeof issueDetailsSchema>, Result<typeof getIssueDetails>>>,
+  Assert<Same<Out<typeof issueWorkflowSchema>, Result<typeof changeIssue>>>,
+  Assert<Same<Out<typeof bulkIssueChangeAnswerSchema>, Result<typeof changeIssues>>>,
+  Assert<Same<Out<typeof activityPageSchema>, Result<typeof listIssueActivity>>>,
+  Assert<Same<Out<typeof activitySchema>, Result<typeof addIssueComment>>>,
+  Assert<Same<Out<typeof alertRuleListSchema>, { rules: Result<typeof listAlertRules> }>>,
+  Assert<Same<Out<typeof createdAlertRuleSchema>, Result<typeof createAlertRule>["rule"] & { signingSecret?: string }>>,
+  Assert<Same<Out<typeof alertDeliveryPageSchema>, Result<typeof listAlertDeliveries>>>,
+  Assert<Same<Out<typeof testDeliverySchema>, { delivery: Result<typeof sendTestAlert> }>>,
   Assert<Same<Omit<Out<typeof summaryStreamLineSchema>, "kind">, SummaryResult>>,
-  Assert<Same<NonNullable<Out<typeof readySchema>["details"]>["redis"], RedisReadiness>>,
+  Assert<Same<NonNullable<Out<typeof readySchema>["details"]>["redis"], NonNullable<Result<typeof checkRedisReady>>>>,
 ];

@@ -1,6 +1,7 @@
 import { settings } from "@/lib/config/settings";
 import { addMembership, countOwnedProjects } from "@/lib/auth/memberships";
-import { prisma } from "@/lib/db/client";
+import { transaction } from "@/lib/db/transaction";
+import { lockUser } from "@/lib/auth/users";
 import { errors } from "@/lib/http/errors";
 import { createProjectKey } from "@/lib/keys/service";
 import { createDefaultAlertRules } from "@/lib/alerts/rules";
@@ -10,21 +11,29 @@ export type CreatedProject = { id: string; name: string; apiKey: string };
 /**
  * Creates a project with its first API key and default alert rules (new
  * error issues and regressions, by email to the owner); `ownerId` becomes its owner. A
- * user owns at most MAX_PROJECTS_PER_USER projects (409 past that).
+ * user owns at most MAX_PROJECTS_PER_USER projects (409 past that): the
+ * count is taken again under the owner's row lock, so concurrent creations
+ * by one person are counted one after another.
  */
 export async function createProject(ownerId: string, name: string): Promise<CreatedProject> {
   const limit = settings().limits.projectsPerUser;
-  const owned = await countOwnedProjects(ownerId);
-  if (owned >= limit) {
-    throw errors.conflict(`You own ${owned} projects, the most one person may (MAX_PROJECTS_PER_USER=${limit}). Delete one you no longer use, or ask the operator.`);
-  }
-  return prisma.$transaction(async (tx) => {
+  // Without a transaction first: a person at the cap costs no transaction slot.
+  assertBelowCap(await countOwnedProjects(ownerId), limit);
+  return transaction("project creation", async (tx) => {
+    await lockUser(tx, ownerId);
+    assertBelowCap(await countOwnedProjects(ownerId, tx), limit);
     const project = await tx.project.create({ data: { name }, select: { id: true, name: true } });
     await addMembership(tx, { projectId: project.id, userId: ownerId, role: "owner" });
     const apiKey = await createProjectKey(tx, project.id);
     await createDefaultAlertRules(tx, project.id, ownerId);
     return { ...project, apiKey };
   });
+}
+
+function assertBelowCap(owned: number, limit: number): void {
+  if (owned >= limit) {
+    throw errors.conflict(`You own ${owned} projects, the most one person may (MAX_PROJECTS_PER_USER=${limit}). Delete one you no longer use, or ask the operator.`);
+  }
 }
 
 // The operator CLI and the benchmarks import it from here.

@@ -29,7 +29,7 @@ export const updateProjectBodySchema = z
   .strictObject({ name: projectNameSchema.optional(), allowedOrigins: allowedOriginsSchema.optional() })
   .refine((body) => body.name !== undefined || body.allowedOrigins !== undefined, "Give a name, allowedOrigins, or both.");
 /** POST /api/projects/:id/key?kind=: which key to rotate (the secret API key unless `public`, the DSN's). */
-export const rotateKeyQuerySchema = z.strictObject({
+export const rotateKeyQuerySchema = z.object({
   kind: z.enum(["secret", "public"], { error: "kind is secret (the API key) or public (the DSN's key)." }).default("secret"),
 });
 export const changeRoleBodySchema = z.strictObject({ role: z.enum(ROLES, { error: `role is one of: ${ROLES.join(", ")}.` }) });

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { fromSettings } from "@/lib/config/settings";
-import { clientAddress } from "@/lib/http/client-address";
+import { addressBlock, clientAddress } from "@/lib/http/client-address";
 import { AppError, errors } from "@/lib/http/errors";
 import { consumeRateLimit, createRateLimit, type RateLimitDecision } from "@/lib/http/rate-limit";
 import { ingestMappedEvents, ingestRateLimit } from "@/lib/ingest/ingest";
@@ -60,7 +60,7 @@ function pathProjectNumber(raw: string): number {
 export async function ingestSentryRequest(request: Request, endpoint: SentryEndpoint, rawProjectNumber: string): Promise<{ id: string | null }> {
   const projectNumber = pathProjectNumber(rawProjectNumber);
   const address = clientAddress(request.headers);
-  const perClient = await consumeRateLimit(clientRateLimit(), address);
+  const perClient = await consumeRateLimit(clientRateLimit(), addressBlock(address));
   if (perClient && !perClient.allowed) throw sentryRateLimited(perClient, "organization");
 
   const fromRequest = sentryRequestCredentials(request);

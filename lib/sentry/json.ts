@@ -1,11 +1,12 @@
-import { isExactNumber, mayBeInexact, numberTokenEnd } from "@/lib/http/strict-json";
+import { isExactNumber, isMinusZeroStart, mayBeInexact, numberTokenEnd } from "@/lib/http/strict-json";
 
 /**
  * JSON from Sentry SDKs, parsed without losing anything silently: a number
  * that a double would alter (an integer beyond 2^53 such as a 64-bit id,
  * 1e400, more digits than a double keeps), or that is an integer beyond
  * 2^53 at all (1e20), comes back as a string of its exact digits, where
- * JSON.parse would round it. Unlike the native API,
+ * JSON.parse would round it; so does negative zero (-0.0 from Python),
+ * which stored JSON would write as 0. Unlike the native API,
  * which refuses such numbers (its client can resend them as strings), an
  * SDK's payload is not ours to refuse for a detail it cannot change.
  * A key given twice keeps its last value, as in every JSON parser SDKs use.
@@ -63,8 +64,8 @@ function findInexactNumbers(text: string): Array<[number, number]> {
     if (c === 45 /* - */ || (c >= 48 && c <= 57)) {
       const start = i;
       i = numberTokenEnd(text, i);
-      // Short numbers without an exponent (integers, timestamps in seconds) are always exact and below 2^53.
-      if (mayBeInexact(text, start, i)) {
+      // Short numbers without an exponent (integers, timestamps in seconds) are exact and below 2^53, but for -0.
+      if (mayBeInexact(text, start, i) || isMinusZeroStart(text, start)) {
         const token = text.slice(start, i);
         // Only a well-formed number is quoted: quoting "1-2" would make invalid JSON valid.
         if (JSON_NUMBER.test(token) && !storableNumber(token)) found.push([start, i]);

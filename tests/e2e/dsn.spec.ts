@@ -17,6 +17,7 @@ function envelope(dsn: string): string {
 }
 
 test("the DSN with SDK setup lines on the Projects page and in settings; its key rotated on its own; allowed origins; dropped items", async ({ browser, request, baseURL }, testInfo) => {
+  test.slow(); // many steps through a production build, on a shared machine
   const context = await browser.newContext();
   await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: baseURL });
   const page = await context.newPage();
@@ -33,15 +34,15 @@ test("the DSN with SDK setup lines on the Projects page and in settings; its key
 
   // The setup lines, with the DSN filled in, for each language.
   await card.getByText("Set up a Sentry SDK").click();
-  await expect(card.getByLabel("Node.js setup")).toContainText(`dsn: "${dsn}"`);
+  await expect(card.getByLabel("Node.js setup", { exact: true })).toContainText(`dsn: "${dsn}"`);
   await card.getByRole("button", { name: "Python", exact: true }).click();
-  await expect(card.getByLabel("Install Python SDK")).toHaveText("pip install sentry-sdk");
-  await expect(card.getByLabel("Python setup")).toContainText(`dsn="${dsn}"`);
+  await expect(card.getByLabel("Install Python SDK", { exact: true })).toHaveText("pip install sentry-sdk");
+  await expect(card.getByLabel("Python setup", { exact: true })).toContainText(`dsn="${dsn}"`);
   await card.getByRole("button", { name: "Copy Python setup" }).click();
   expect(await page.evaluate(() => navigator.clipboard.readText())).toContain(`sentry_sdk.init(\n    dsn="${dsn}"`);
   for (const label of ["Browser JavaScript", "Ruby", "Go", "Java", "PHP", ".NET"]) {
     await card.getByRole("button", { name: label, exact: true }).click();
-    await expect(card.getByLabel(`${label} setup`)).toContainText(dsn);
+    await expect(card.getByLabel(`${label} setup`, { exact: true })).toContainText(dsn);
   }
   await screenshot(page, testInfo, "desktop-projects-dsn");
 
@@ -74,7 +75,7 @@ test("the DSN with SDK setup lines on the Projects page and in settings; its key
   await expect(dialog).toContainText("The API key is not affected");
   await dialog.getByRole("button", { name: "Rotate DSN key" }).click();
   await expect(dialog).toContainText("DSN key rotated: the old DSN no longer works.");
-  const newDsn = ((await dialog.getByLabel("New DSN for Storefront").textContent()) ?? "").trim();
+  const newDsn = ((await dialog.getByLabel("New DSN for Storefront", { exact: true }).textContent()) ?? "").trim();
   expect(newDsn).toMatch(DSN_PATTERN);
   expect(newDsn).not.toBe(dsn);
   await dialog.getByRole("button", { name: "Done" }).click();

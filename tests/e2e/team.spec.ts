@@ -4,6 +4,7 @@ import { createProject, sendEvents } from "./support/projects";
 import { screenshot, signInFromForm, signInNewUser, uniqueEmail } from "./support/session";
 
 test("an owner invites a teammate, who joins from the mail link and works as a member", async ({ browser, request }, testInfo) => {
+  test.slow(); // two people, many steps: past the default 90 s on a busy machine
   const owner = await browser.newContext();
   const page = await owner.newPage();
   const ownerEmail = await signInNewUser(page, "owner");

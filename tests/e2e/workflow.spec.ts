@@ -2,7 +2,7 @@ import { expect, test } from "@playwright/test";
 import { createProject, sendEvents } from "./support/projects";
 import { screenshot, signInNewUser, watchReactErrors } from "./support/session";
 
-test("triage: resolve in the next release (late events stay late), assign, comment, ignore until N events, bulk resolve from the list", async ({ page, request }, testInfo) => {
+test("triage: resolve in the next release (late events stay late), assign, comment, ignore until N events, bulk assign and resolve from the list", async ({ page, request }, testInfo) => {
   const reactErrors = watchReactErrors(page);
   const email = await signInNewUser(page, "workflow");
   const project = await createProject(page, "Triage");
@@ -61,6 +61,17 @@ test("triage: resolve in the next release (late events stay late), assign, comme
     await page.getByLabel("Select Avatar upload fails").check();
     await page.getByLabel("Select Slow checkout").check();
     const bar = page.getByRole("group", { name: "Bulk changes" });
+    await expect(bar).toContainText("2 selected");
+    await bar.getByLabel("Assign to").selectOption({ label: email });
+    await bar.getByRole("button", { name: "Assign", exact: true }).click();
+    await expect(bar.getByRole("status")).toHaveText("2 issues updated.");
+    await expect(list.getByRole("article", { name: "Avatar upload fails" })).toContainText(`assigned to ${email}`);
+    await expect(list.getByRole("article", { name: "Slow checkout" })).toContainText(`assigned to ${email}`);
+    await screenshot(page, testInfo, "desktop-issues-assigned");
+
+    // The checks were cleared by the change: check both again, and resolve them.
+    await expect(bar).toContainText("Select all");
+    await bar.getByLabel("Select all").check();
     await expect(bar).toContainText("2 selected");
     await bar.getByRole("button", { name: "Resolve", exact: true }).click();
     // Both leave the open list, which is then empty (the bar goes with it).

@@ -12,8 +12,8 @@ type Doc = {
  * components, so that a `$ref` to #/components/schemas/X resolves as in the
  * document itself.
  */
-export function openApiAjv() {
-  const doc = openApiDocument() as Doc;
+export function openApiAjv(document: object = openApiDocument()) {
+  const doc = document as Doc;
   const ajv = new Ajv2020({ strict: true, allowUnionTypes: true, allErrors: true });
   addFormats(ajv);
   ajv.addKeyword("components"); // the container of the schemas, not a keyword of any of them
@@ -22,12 +22,18 @@ export function openApiAjv() {
 }
 
 /**
- * Checks a real answer against the document: the operation must list its
+ * Checks a real answer against the document (this code's, or one a server
+ * served): the operation must list its
  * status, with the answer's content type, and the body must match that
  * content's schema. Returns the problems (empty when it matches).
  */
-export function answerProblems(path: string, method: string, response: { status: number; contentType: string | null; body: unknown }): string[] {
-  const { doc, ajv } = openApiAjv();
+export function answerProblems(
+  path: string,
+  method: string,
+  response: { status: number; contentType: string | null; body: unknown },
+  document: object = openApiDocument(),
+): string[] {
+  const { doc, ajv } = openApiAjv(document);
   const operation = doc.paths[path]?.[method.toLowerCase()];
   if (!operation) return [`${method} ${path} is not in the document`];
   let answer = operation.responses[String(response.status)];

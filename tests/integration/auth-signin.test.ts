@@ -207,6 +207,28 @@ describe("email magic link sign-in (Auth.js + Nodemailer)", () => {
     expect(linkIn((await smtp.mailTo(email)).text).searchParams.get("callbackUrl")).toBe("http://localhost:3000/projects/abc?level=error");
   });
 
+  it("a callbackUrl that is no http(s) URL (javascript:, data:) answers 400 problem details, not 500, on every Auth.js route", async () => {
+    const email = uniqueEmail("jscallback");
+    await new Client().requestLink(email);
+    const action = new URL(await confirmFormAction(linkIn((await smtp.mailTo(email)).text)), "http://localhost:3000");
+    for (const bad of ["javascript:alert(1)", "data:text/html,x", "javascript://%0aalert(1)"]) {
+      action.searchParams.set("callbackUrl", bad);
+      const browser = new Client();
+      browser.extraHeaders = { "sec-fetch-site": "same-origin" };
+      const res = await browser.send("POST", action.pathname + action.search, {});
+      expect(res.status, bad).toBe(400);
+      expect(res.headers.get("content-type")).toMatch(/application\/problem\+json/);
+      expect(browser.cookies.has("authjs.session-token")).toBe(false);
+      expect((await new Client().send("GET", `/api/auth/signin?${new URLSearchParams({ callbackUrl: bad })}`)).status, bad).toBe(400);
+      // The same value in Auth.js's callback-url cookie.
+      const cookieClient = new Client();
+      cookieClient.cookies.set("authjs.callback-url", encodeURIComponent(bad));
+      expect((await cookieClient.send("GET", "/api/auth/csrf")).status, bad).toBe(400);
+    }
+    // The token was not spent: the link still signs in.
+    expect(await prisma.verificationToken.count({ where: { identifier: email } })).toBe(1);
+  });
+
   it("refuses a sign-in request without the CSRF token", async () => {
     const email = uniqueEmail("nocsrf");
     const browser = new Client();
@@ -359,6 +381,19 @@ describe("who may sign up (SIGNUP)", () => {
     expect(a.answer).toBe(b.answer);
     expect([a.tokens, b.tokens]).toEqual([1, 0]);
     expect((await attempt(`ops-${randomUUID()}@example.org`)).tokens).toBe(1);
+  });
+
+  it("domains: a local part with routing characters (%, !, a quoted @) is refused, whatever its domain", async () => {
+    stubEnv("SIGNUP", "domains");
+    stubEnv("SIGNUP_DOMAINS", "acme.test");
+    // Relayed by some mail servers to the part after % or ! (another domain).
+    for (const local of ["victim%evil.test", "evil.test!victim", "a/b", '"x@evil.test"', "a..b", ".a", "a."]) {
+      const address = `${local}@acme.test`;
+      expect(await mayReceiveSignInLink(address), address).toBe(false);
+    }
+    const routed = `victim%${randomUUID()}.test@acme.test`;
+    expect((await attempt(routed)).tokens).toBe(0);
+    for (const fine of [`o'brien-${randomUUID()}@acme.test`, `first.last+tag-${randomUUID()}@acme.test`]) expect(await mayReceiveSignInLink(fine), fine).toBe(true);
   });
 
   it("open: anyone gets a link", async () => {

@@ -102,6 +102,17 @@ describe("database outage", () => {
 
     proxy.stall();
     try {
+      // More requests than the pool has connections: some wait for one first. DATABASE_QUERY_TIMEOUT_MS
+      // (1000 here) promises the answer, the 503 included, within it.
+      const timed = await Promise.all(
+        Array.from({ length: 24 }, async (_, i) => {
+          const started = performance.now();
+          const answer = await sendEvent(p.apiKey, { level: "error", message: `frozen timed ${i}`, projectId: p.id });
+          return { status: answer.status, ms: performance.now() - started };
+        }),
+      );
+      expect(new Set(timed.map((t) => t.status))).toEqual(new Set([503]));
+      expect(Math.max(...timed.map((t) => t.ms))).toBeLessThan(1000);
       // Open connections and new ones alike get nothing back. Without deadlines these would wait for as long as the stall lasts,
       // and this test would time out; the proxy stays stalled until every answer is in.
       const answers = await Promise.all([

@@ -76,6 +76,55 @@ describe("forged keys", () => {
     expect(await countEvents(p.id)).toBe(1);
   });
 
+  it("concurrent forged keys from one address get exactly AUTH_FAILURES_PER_MINUTE lookups and 401s, the rest 429", async () => {
+    stubEnv("AUTH_FAILURES_PER_MINUTE", "30");
+    const p = await makeProject();
+    const lookups = vi.spyOn(prisma.apiKey, "findUnique");
+    const attacker = newAddress();
+    const statuses = await Promise.all(Array.from({ length: 64 }, () => sendEvent(generateApiKey(), event(p.id), from(attacker)).then((r) => r.status)));
+    expect(statuses.filter((s) => s === 401)).toHaveLength(30);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(34);
+    expect(lookups.mock.calls.length).toBeLessThanOrEqual(30);
+  });
+
+  it("many concurrent requests with one uncached working key take none of the address's failure budget", async () => {
+    stubEnv("AUTH_FAILURES_PER_MINUTE", "3");
+    const p = await makeProject();
+    const address = newAddress();
+    const statuses = await Promise.all(Array.from({ length: 20 }, () => sendEvent(p.apiKey, event(p.id), from(address)).then((r) => r.status)));
+    expect(new Set(statuses)).toEqual(new Set([201]));
+  });
+
+  it("forged keys from many addresses are bounded in lookups all together (AUTH_FAILED_LOOKUPS_PER_MINUTE), and a new client's real key still works", async () => {
+    stubEnv("AUTH_FAILURES_PER_MINUTE", "30");
+    stubEnv("AUTH_FAILED_LOOKUPS_PER_MINUTE", "50");
+    const p = await makeProject();
+    const lookups = vi.spyOn(prisma.apiKey, "findUnique");
+    const addresses = Array.from({ length: 20 }, () => newAddress());
+    const statuses: number[] = [];
+    for (let round = 0; round < 10; round++) {
+      statuses.push(...(await Promise.all(addresses.flatMap((a) => Array.from({ length: 10 }, () => sendEvent(generateApiKey(), event(p.id), from(a)).then((r) => r.status))))));
+    }
+    expect(statuses).toHaveLength(2000);
+    expect(new Set(statuses)).toEqual(new Set([401, 429]));
+    // The shared budget, then at most the first failure of each address.
+    expect(lookups.mock.calls.length).toBeLessThanOrEqual(50 + addresses.length);
+    // A client that has not failed, with a key no instance has cached, gets its lookup.
+    const newcomer = newAddress();
+    expect((await sendEvent(p.apiKey, event(p.id), from(newcomer))).status).toBe(201);
+  });
+
+  it("an IPv6 client is limited by its /64: forged keys from 2^64 addresses of one network share one budget", async () => {
+    stubEnv("AUTH_FAILURES_PER_MINUTE", "5");
+    const p = await makeProject();
+    const lookups = vi.spyOn(prisma.apiKey, "findUnique");
+    const net = `2001:db8:${(process.pid % 0xffff).toString(16)}:${(++addressSeq).toString(16)}`;
+    const statuses: number[] = [];
+    for (let i = 1; i <= 20; i++) statuses.push((await sendEvent(generateApiKey(), event(p.id), from(`${net}::${i.toString(16)}`))).status);
+    expect(statuses).toEqual([...Array(5).fill(401), ...Array(15).fill(429)]);
+    expect(lookups).toHaveBeenCalledTimes(5);
+  });
+
   it("a working key already in use keeps working from an address that is being limited", async () => {
     stubEnv("AUTH_FAILURES_PER_MINUTE", "2");
     const p = await makeProject();
@@ -94,6 +143,9 @@ describe("exact numbers and strict JSON at ingest", () => {
       ['{"deep":{"n":1e-400}}', "context.deep.n"],
       ['{"list":[1,12345678901234567890]}', "context.list.1"],
       ['{"n":-1e309}', "context.n"],
+      // Stored JSON writes negative zero as 0.
+      ['{"z":-0}', "context.z"],
+      ['{"z":[1,-0.0]}', "context.z.1"],
     ] as const) {
       const body = `{"level":"error","message":"numbers","projectId":"${p.id}","context":${raw}}`;
       const { status, body: answer } = await sendEvent(p.apiKey, null, { raw: body });

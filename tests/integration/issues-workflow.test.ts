@@ -183,7 +183,9 @@ describe("assignee", () => {
 
     const assigned = await patch(team, id, { assigneeId: team.owner.user.id }, "member");
     expect(assigned.body.assignee).toEqual({ id: team.owner.user.id, email: team.owner.user.email, name: null });
-    expect((await issue(team, id, "member")).body.assignee).toMatchObject({ id: team.owner.user.id });
+    expect((await issue(team, id, "member")).body).toMatchObject({ assignee: { id: team.owner.user.id }, assigneeId: team.owner.user.id });
+    const listed = await callRoute(listIssues, apiRequest(path(team), { cookie: team.member.cookie }), { id: team.project.id });
+    expect(listed.body.issues.map((i: { assigneeId: string }) => i.assigneeId)).toEqual([team.owner.user.id]);
     // Again the same: nothing recorded.
     await patch(team, id, { assigneeId: team.owner.user.id }, "member");
     expect((await patch(team, id, { assigneeId: team.member.user.id, status: "resolved" }, "owner")).body).toMatchObject({ status: "resolved", assignee: { id: team.member.user.id } });

@@ -169,3 +169,24 @@ describe("the DSN's key, made on first look", () => {
     expect(await authenticatePublicKey(keys[0]!)).toMatchObject({ projectId: project.id });
   });
 });
+
+describe("key caches across bundles", () => {
+  it("a change made by another copy of the keys module (a production build has one per route) reaches this one at once", async () => {
+    const { vi } = await import("vitest");
+    const { project } = await createTeam("dsn-bundles");
+    const routeCopy = await import("@/lib/keys/service");
+    const oldKey = (await routeCopy.readOrCreatePublicKey(project.id))!;
+    await routeCopy.authenticatePublicKey(oldKey); // cached by the "route"
+    vi.resetModules();
+    const actionCopy = await import("@/lib/keys/service");
+    expect(actionCopy).not.toBe(routeCopy);
+    await actionCopy.rotateProjectKey(project.id, "public"); // the "dashboard action"
+    await expect(routeCopy.authenticatePublicKey(oldKey)).rejects.toMatchObject({ code: "invalid_api_key" });
+
+    const newKey = (await routeCopy.readOrCreatePublicKey(project.id))!;
+    expect(await routeCopy.authenticatePublicKey(newKey)).toMatchObject({ allowedOrigins: ["*"] });
+    await prisma.project.update({ where: { id: project.id }, data: { allowedOrigins: ["https://app.example"] } });
+    actionCopy.forgetProjectKeys(project.id);
+    expect(await routeCopy.authenticatePublicKey(newKey)).toMatchObject({ allowedOrigins: ["https://app.example"] });
+  });
+});

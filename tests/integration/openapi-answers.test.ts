@@ -18,6 +18,8 @@ import * as alertsRoute from "@/app/api/projects/[id]/alerts/route";
 import * as eventRoute from "@/app/api/projects/[id]/events/[eventId]/route";
 import * as projectEventsRoute from "@/app/api/projects/[id]/events/route";
 import * as invitationsRoute from "@/app/api/projects/[id]/invitations/route";
+import * as issueActivityRoute from "@/app/api/projects/[id]/issues/[issueId]/activity/route";
+import * as issueCommentsRoute from "@/app/api/projects/[id]/issues/[issueId]/comments/route";
 import * as issueRoute from "@/app/api/projects/[id]/issues/[issueId]/route";
 import * as issuesRoute from "@/app/api/projects/[id]/issues/route";
 import * as keyRoute from "@/app/api/projects/[id]/key/route";
@@ -152,6 +154,7 @@ describe("real answers match the OpenAPI document", () => {
     expectDocumented("/api/projects/{id}/alerts", "POST", await callRoute(alertsRoute.POST, as(owner.cookie, `/api/projects/${id}/alerts`, "POST", rule), { id }), 201);
     expectDocumented("/api/projects/{id}/alerts", "POST", await callRoute(alertsRoute.POST, as(owner.cookie, `/api/projects/${id}/alerts`, "POST", { trigger: "spike" }), { id }), 400);
     expectDocumented("/api/projects/{id}/alerts/deliveries", "GET", await callRoute(alertDeliveriesRoute.GET, as(member.cookie, `/api/projects/${id}/alerts/deliveries`), { id }), 200);
+    expectDocumented("/api/projects/{id}/alerts/deliveries", "GET", await callRoute(alertDeliveriesRoute.GET, as(member.cookie, `/api/projects/${id}/alerts/deliveries?utm_source=x`), { id }), 200);
 
     const summary = await callRoute(summarizeRoute.GET, as(member.cookie, `/api/ai/summarize?projectId=${id}`));
     expectDocumented("/api/ai/summarize", "GET", summary, 200);
@@ -159,6 +162,131 @@ describe("real answers match the OpenAPI document", () => {
     const withKey = await callRoute(summarizeRoute.GET, apiRequest("/api/ai/summarize", { cookie: member.cookie, headers: { authorization: `Bearer ${apiKey}` } }));
     expectDocumented("/api/ai/summarize", "GET", withKey, 401);
     expect((withKey.body as { code: string }).code).toBe("api_key_not_accepted");
+  });
+
+  it("triage: issue details with releases, environments, tags and users; bulk and single changes, activity, comments, and their problems", async () => {
+    const { owner, member, project } = await createTeam("openapi-triage");
+    const other = await createTeam("openapi-triage-other");
+    const id = project.id;
+    const as = (cookie: string, path: string, method = "GET", body?: unknown) => apiRequest(path, { cookie, method, body });
+    const send = (event: Record<string, unknown>) => sendEvent(project.apiKey, { level: "error", projectId: id, ...event });
+    const users = [{ id: "u-1", email: "ada@example.test" }, { username: "grace", ip_address: "10.0.0.7" }];
+    for (const [n, release] of ["1.0.0", "1.1.0"].entries()) {
+      const tags = { region: "eu-west-1", browser: n ? "Firefox" : "Chrome" };
+      expect((await send({ message: "Cart total is NaN", release, environment: n ? "staging" : "production", tags, user: users[n] })).status).toBe(201);
+    }
+    expect((await send({ message: "Session store unreachable", release: "1.1.0" })).status).toBe(201);
+    expect((await sendEvent(other.project.apiKey, { level: "error", projectId: other.project.id, message: "Someone else's issue" })).status).toBe(201);
+
+    const listed = await callRoute(issuesRoute.GET, as(member.cookie, `/api/projects/${id}/issues`), { id });
+    const issueId = (listed.body as { issues: { id: string; title: string }[] }).issues.find((i) => i.title === "Cart total is NaN")!.id;
+    const secondId = (listed.body as { issues: { id: string; title: string }[] }).issues.find((i) => i.title === "Session store unreachable")!.id;
+    const otherIssues = await callRoute(issuesRoute.GET, as(other.owner.cookie, `/api/projects/${other.project.id}/issues`), { id: other.project.id });
+    const foreignId = (otherIssues.body as { issues: { id: string }[] }).issues[0]!.id;
+    const issuePath = `/api/projects/${id}/issues/${issueId}`;
+    const params = { id, issueId };
+
+    // The events carry what the details aggregate.
+    const events = await callRoute(projectEventsRoute.GET, as(member.cookie, `/api/projects/${id}/events?limit=10`), { id });
+    expectDocumented("/api/projects/{id}/events", "GET", events, 200);
+    const withUser = (events.body as { events: { id: string; release: string | null; user: unknown }[] }).events.find((e) => e.release === "1.0.0")!;
+    expect(withUser).toMatchObject({ environment: "production", tags: { region: "eu-west-1", browser: "Chrome" }, user: users[0] });
+    const oneEvent = await callRoute(eventRoute.GET, as(member.cookie, `/api/projects/${id}/events/${withUser.id}`), { id, eventId: withUser.id });
+    expectDocumented("/api/projects/{id}/events/{eventId}", "GET", oneEvent, 200);
+
+    const details = await callRoute(issueRoute.GET, as(member.cookie, issuePath), params);
+    expectDocumented("/api/projects/{id}/issues/{issueId}", "GET", details, 200);
+    expect(details.body).toMatchObject({ firstRelease: "1.0.0", lastRelease: "1.1.0", usersAffected: 2, status: "open", assignee: null, lateCount: 0 });
+    expect([...(details.body as { environments: string[] }).environments].sort()).toEqual(["production", "staging"]);
+    const tags = (details.body as { tags: { key: string; total: number }[] }).tags;
+    expect(tags.find((t) => t.key === "browser")).toMatchObject({ total: 2, distinctCount: 2 });
+    expectDocumented("/api/projects/{id}/issues/{issueId}", "GET", await callRoute(issueRoute.GET, as(member.cookie, `${issuePath}?since=yesterday`), params), 400);
+    const foreignParams = { id, issueId: foreignId };
+    const foreignPath = `/api/projects/${id}/issues/${foreignId}`;
+    expectDocumented("/api/projects/{id}/issues/{issueId}", "GET", await callRoute(issueRoute.GET, as(member.cookie, foreignPath), foreignParams), 404);
+
+    // Bulk: one change for two issues of the project and one of another project's.
+    const bulk = await callRoute(
+      issuesRoute.PATCH,
+      as(member.cookie, `/api/projects/${id}/issues`, "PATCH", { issueIds: [issueId, secondId, foreignId], status: "ignored", ignoreMinutes: 60 }),
+      { id },
+    );
+    expectDocumented("/api/projects/{id}/issues", "PATCH", bulk, 200);
+    expect(bulk.body).toMatchObject({ notFound: [foreignId] });
+    for (const changed of (bulk.body as { issues: { status: string; ignoredUntil: string | null }[] }).issues) {
+      expect(changed.status).toBe("ignored");
+      expect(Date.parse(changed.ignoredUntil!)).toBeGreaterThan(Date.now() + 50 * 60_000);
+    }
+    expect((bulk.body as { issues: unknown[] }).issues).toHaveLength(2);
+    expectDocumented("/api/projects/{id}/issues", "PATCH", await callRoute(issuesRoute.PATCH, as(member.cookie, `/api/projects/${id}/issues`, "PATCH", { issueIds: [], status: "open" }), { id }), 400);
+
+    // One issue: resolve in the next release, ignore for N events, assign a member.
+    const change = (body: unknown, on = params, path = issuePath) => callRoute(issueRoute.PATCH, as(member.cookie, path, "PATCH", body), on);
+    const nextRelease = await change({ status: "resolved", resolvedIn: "next_release" });
+    expectDocumented("/api/projects/{id}/issues/{issueId}", "PATCH", nextRelease, 200);
+    expect(nextRelease.body).toMatchObject({ status: "resolved", resolvedIn: "next_release", resolvedRelease: "1.1.0", resolvedBy: { id: member.user.id } });
+    const forEvents = await change({ status: "ignored", ignoreEvents: 5 });
+    expectDocumented("/api/projects/{id}/issues/{issueId}", "PATCH", forEvents, 200);
+    expect(forEvents.body).toMatchObject({ status: "ignored", ignoredUntil: null, ignoredUntilCount: 7 });
+    const assigned = await change({ assigneeId: owner.user.id });
+    expectDocumented("/api/projects/{id}/issues/{issueId}", "PATCH", assigned, 200);
+    expect(assigned.body).toMatchObject({ assignee: { id: owner.user.id, email: owner.user.email } });
+    expectDocumented("/api/projects/{id}/issues/{issueId}", "PATCH", await change({ status: "resolved", ignoreEvents: 2 }), 400);
+    expectDocumented("/api/projects/{id}/issues/{issueId}", "PATCH", await change({ status: "open" }, foreignParams, foreignPath), 404);
+
+    // Comments and the activity page they end up in.
+    const commentsPath = `${issuePath}/comments`;
+    const comment = await callRoute(issueCommentsRoute.POST, as(member.cookie, commentsPath, "POST", { text: "Seen on Firefox only since 1.1.0" }), params);
+    expectDocumented("/api/projects/{id}/issues/{issueId}/comments", "POST", comment, 201);
+    expect(comment.body).toMatchObject({ kind: "comment", user: { id: member.user.id }, detail: { text: "Seen on Firefox only since 1.1.0" } });
+    expectDocumented("/api/projects/{id}/issues/{issueId}/comments", "POST", await callRoute(issueCommentsRoute.POST, as(member.cookie, commentsPath, "POST", { text: "  " }), params), 400);
+    expectDocumented(
+      "/api/projects/{id}/issues/{issueId}/comments",
+      "POST",
+      await callRoute(issueCommentsRoute.POST, as(member.cookie, `${foreignPath}/comments`, "POST", { text: "mine now" }), foreignParams),
+      404,
+    );
+
+    const activity = await callRoute(issueActivityRoute.GET, as(member.cookie, `${issuePath}/activity?limit=3`), params);
+    expectDocumented("/api/projects/{id}/issues/{issueId}/activity", "GET", activity, 200);
+    const page = activity.body as { activities: { kind: string; assignee?: unknown }[]; nextCursor: string | null };
+    expect(page.activities.map((a) => a.kind)).toEqual(["comment", "assignment", "status"]);
+    expect(page.activities[1]!.assignee).toMatchObject({ id: owner.user.id });
+    expect(page.nextCursor).not.toBeNull();
+    const rest = await callRoute(issueActivityRoute.GET, as(member.cookie, `${issuePath}/activity?cursor=${page.nextCursor}`), params);
+    expectDocumented("/api/projects/{id}/issues/{issueId}/activity", "GET", rest, 200);
+    expect((rest.body as { activities: unknown[] }).activities.length).toBeGreaterThan(0);
+    expectDocumented("/api/projects/{id}/issues/{issueId}/activity", "GET", await callRoute(issueActivityRoute.GET, as(member.cookie, `${issuePath}/activity?limit=0`), params), 400);
+    expectDocumented("/api/projects/{id}/issues/{issueId}/activity", "GET", await callRoute(issueActivityRoute.GET, as(member.cookie, `${foreignPath}/activity`), foreignParams), 404);
+  });
+
+  it("project settings: both key rotations, allowed origins, details with the DSN, and their problems", async () => {
+    const { owner, member, project } = await createTeam("openapi-settings");
+    const id = project.id;
+    const as = (cookie: string, path: string, method = "GET", body?: unknown) => apiRequest(path, { cookie, method, body });
+    const rotate = (query: string, cookie = owner.cookie) => callRoute(keyRoute.POST, as(cookie, `/api/projects/${id}/key${query}`, "POST"), { id });
+
+    // Unknown query names are ignored, as on every route (a tracking parameter is no reason to refuse).
+    const secret = await rotate("?kind=secret&utm_source=x");
+    expectDocumented("/api/projects/{id}/key", "POST", secret, 200);
+    expect(secret.body).toMatchObject({ kind: "secret", apiKey: expect.stringMatching(/^tlt_/) });
+    const publicKey = await rotate("?kind=public");
+    expectDocumented("/api/projects/{id}/key", "POST", publicKey, 200);
+    const { publicKey: key, dsn } = publicKey.body as { publicKey: string; dsn: string };
+    expect(dsn).toContain(key);
+    expectDocumented("/api/projects/{id}/key", "POST", await rotate("?kind=private"), 400);
+    expectDocumented("/api/projects/{id}/key", "POST", await rotate("?kind=public", member.cookie), 403);
+
+    const origins = ["https://shop.example.test", "http://localhost:5173"];
+    const patched = await callRoute(projectRoute.PATCH, as(owner.cookie, `/api/projects/${id}`, "PATCH", { allowedOrigins: origins }), { id });
+    expectDocumented("/api/projects/{id}", "PATCH", patched, 200);
+    expect(patched.body).toMatchObject({ allowedOrigins: origins, dsn });
+    expectDocumented("/api/projects/{id}", "PATCH", await callRoute(projectRoute.PATCH, as(owner.cookie, `/api/projects/${id}`, "PATCH", { allowedOrigins: ["not an origin"] }), { id }), 400);
+    expectDocumented("/api/projects/{id}", "PATCH", await callRoute(projectRoute.PATCH, as(owner.cookie, `/api/projects/${id}`, "PATCH", {}), { id }), 400);
+
+    const details = await callRoute(projectRoute.GET, as(member.cookie, `/api/projects/${id}`), { id });
+    expectDocumented("/api/projects/{id}", "GET", details, 200);
+    expect(details.body).toMatchObject({ role: "member", apiKey: (secret.body as { apiKey: string }).apiKey, dsn, allowedOrigins: origins });
   });
 
   it("health and the document itself", async () => {

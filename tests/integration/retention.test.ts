@@ -154,9 +154,20 @@ describe("POST /api/cron/retention", () => {
     }
     expect(await prisma.event.count({ where: { projectId: p.id } })).toBe(3);
 
-    const res = await callRoute(cronPost, request("POST", `Bearer ${SECRET}`));
-    expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ retentionDays: EPOCH_DAYS, complete: true, deleted: { events: 2 } });
+    // Each call answers within its budget; on a busy machine (the whole shared
+    // test database to walk) the work may take several calls, each going on
+    // where the last stopped.
+    let res = await callRoute(cronPost, request("POST", `Bearer ${SECRET}`));
+    let deletedHere = 0;
+    for (let calls = 1; ; calls++) {
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ retentionDays: EPOCH_DAYS });
+      deletedHere = await prisma.event.count({ where: { projectId: p.id } });
+      if (res.body.complete || calls === 30) break;
+      res = await callRoute(cronPost, request("POST", `Bearer ${SECRET}`));
+    }
+    expect(res.body.complete).toBe(true);
+    expect(deletedHere).toBe(1);
     expect(new Date(res.body.cutoff).toISOString().slice(0, 10)).toBe("1970-01-01");
     expect((await prisma.event.findMany({ where: { projectId: p.id }, select: { occurredAt: true } })).map((e) => e.occurredAt!.toISOString())).toEqual([
       "1970-03-01T00:00:00.000Z",
@@ -170,7 +181,7 @@ describe("POST /api/cron/retention", () => {
 });
 
 describe("npm run telltale -- retention", () => {
-  const cli = (...args: string[]) => run("npm", ["run", "--silent", "telltale", "--", "retention", ...args], { env: process.env, timeout: 60_000 });
+  const cli = (...args: string[]) => run("npm", ["run", "--silent", "telltale", "--", "retention", ...args], { env: process.env, timeout: 300_000 });
 
   it("prints what it deleted, and deletes nothing more when run again", async () => {
     const p = await makeProject("retention-cli");
@@ -191,7 +202,7 @@ describe("npm run telltale -- retention", () => {
     const report = JSON.parse(second.stdout);
     expect(report).toMatchObject({ retentionDays: EPOCH_DAYS, complete: true, pauseRatio: 3, deleted: { events: 0, minuteCounts: 0, hourCounts: 0, dayCounts: 0 } });
     expect(await prisma.event.count({ where: { projectId: p.id } })).toBe(1);
-  }, 120_000);
+  }, 600_000);
 
   it("--no-pause deletes without pausing between steps", async () => {
     const p = await makeProject("retention-cli-no-pause");
@@ -204,7 +215,7 @@ describe("npm run telltale -- retention", () => {
     expect(report).toMatchObject({ complete: true, pauseRatio: 0, pausedMs: 0 });
     expect(report.deleted.events).toBeGreaterThanOrEqual(2);
     expect(await prisma.event.count({ where: { projectId: p.id } })).toBe(1);
-  }, 120_000);
+  }, 600_000);
 
   it("refuses a bad --days with a usage message and exit code 2", async () => {
     const failure = await cli("--days", "-3").then(
@@ -213,5 +224,5 @@ describe("npm run telltale -- retention", () => {
     );
     expect(failure?.code).toBe(2);
     expect(failure?.stderr).toMatch(/Usage:/);
-  }, 60_000);
+  }, 600_000);
 });

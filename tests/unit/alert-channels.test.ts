@@ -65,6 +65,15 @@ describe("Slack and Discord bodies make no link from client text", () => {
     expect(body.allowed_mentions).toEqual({ parse: [] });
   });
 
+  it("Discord: Markdown and mentions in a client's title are escaped in the embed title and the content", () => {
+    const title = "**urgent** [click](x) `rm` ~~no~~ ||spoiler|| @everyone <@&123> # heading";
+    const body = discordBody({ ...notification, issue: { ...notification.issue!, title } });
+    for (const text of [body.embeds[0]!.title, body.content]) {
+      expect(text).not.toMatch(/(?<!\\)(\*\*|\[click\]|`|~~|\|\||@everyone)/);
+      expect(text).toContain("\\*\\*urgent\\*\\*");
+    }
+  });
+
   it("the mail names the issue once, in its subject (the plain text does not repeat it), and quotes it inert", () => {
     const mail = alertMail(notification, "oncall@example.com");
     expect(mail.subject).toContain("Reset your password");

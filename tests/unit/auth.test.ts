@@ -4,7 +4,7 @@ import { assertSameOrigin } from "@/lib/auth/same-origin";
 import { sessionTokenFromCookieHeader } from "@/lib/auth/cookies";
 import { requireSessionUser } from "@/lib/auth/session";
 import { consumeSignInAttempt, normalizeEmailKey } from "@/lib/auth/sign-in-rate-limit";
-import { clientAddress, CLIENT_ADDRESS_HEADER } from "@/lib/http/client-address";
+import { addressBlock, clientAddress, CLIENT_ADDRESS_HEADER } from "@/lib/http/client-address";
 import { authCallbackAction, confirmationUrl } from "@/lib/auth/sign-in-email";
 import { publicOrigin } from "@/lib/auth/public-origin";
 
@@ -107,6 +107,27 @@ describe("sign-in rate limit", () => {
     expect(normalizeEmailKey(" You+News@Example.com ")).toBe("you@example.com");
     expect(normalizeEmailKey("a+b+c@x.io")).toBe("a@x.io");
     expect(normalizeEmailKey("plain@x.io")).toBe("plain@x.io");
+  });
+
+  it("counts an IPv6 client by its /64 however it is written; IPv4 (also written as IPv6) by its address", () => {
+    const block = "2001:db8:1:2::/64";
+    for (const a of ["2001:db8:1:2::1", "2001:0db8:0001:0002:ffff:ffff:ffff:ffff", "2001:DB8:1:2:a:b:c:d", "[2001:db8:1:2::99]", "2001:db8:1:2::1%eth0", "2001:db8:1:2:0:0:1.2.3.4"]) {
+      expect(addressBlock(a), a).toBe(block);
+    }
+    expect(addressBlock("2001:db8:1:3::1")).toBe("2001:db8:1:3::/64");
+    expect(addressBlock("::1")).toBe("0:0:0:0::/64");
+    expect(addressBlock("::ffff:192.0.2.7")).toBe("192.0.2.7");
+    expect(addressBlock("192.0.2.7")).toBe("192.0.2.7");
+    expect(addressBlock("unknown")).toBe("unknown");
+  });
+
+  it("the sign-in limit per IP counts a whole IPv6 /64 as one client", async () => {
+    stubEnv("SIGNIN_RATE_LIMIT_PER_EMAIL", "100");
+    stubEnv("SIGNIN_RATE_LIMIT_PER_IP", "2");
+    const answers = [];
+    for (let i = 1; i <= 4; i++) answers.push((await consumeSignInAttempt({ email: `v6-${i}@x.io`, ip: `2001:db8:77:1::${i.toString(16)}` })).allowed);
+    expect(answers).toEqual([true, true, false, false]);
+    expect((await consumeSignInAttempt({ email: "v6-other@x.io", ip: "2001:db8:77:2::1" })).allowed).toBe(true);
   });
 
   it("takes the socket's address unless TRUST_PROXY_HOPS says how many proxies' X-Forwarded-For to believe", () => {

@@ -4,6 +4,7 @@ import { compileErrors, validate } from "@readme/openapi-parser";
 import { describe, expect, it } from "vitest";
 import { config as proxyConfig } from "@/proxy";
 import { GET as openApiRoute } from "@/app/api/openapi.json/route";
+import { EVENT_LEVELS, MAX_BATCH_EVENTS, MAX_MESSAGE_CHARS } from "@/lib/events/schema";
 import { openApiDocument } from "@/lib/openapi/document";
 import { answerProblems, openApiAjv } from "@/tests/helpers/openapi";
 
@@ -89,6 +90,17 @@ describe("GET /api/openapi.json", () => {
     // The exclusions name routes that exist.
     const paths = new Set(routeFiles(APP).map(openApiPath));
     for (const path of Object.keys(NOT_PUBLIC)) expect(paths.has(path), path).toBe(true);
+  });
+
+  it("describes a body as the route's schema checks it: EventInput is strict, with the levels and limits of eventInputSchema", () => {
+    const doc = openApiDocument() as { components: { schemas: Record<string, { required?: string[]; additionalProperties?: boolean; properties: Record<string, Record<string, unknown>> }> } };
+    const input = doc.components.schemas.EventInput!;
+    expect(input.required).toEqual(["level", "message", "projectId"]);
+    expect(input.additionalProperties).toBe(false);
+    expect(input.properties.level!.enum).toEqual([...EVENT_LEVELS]);
+    expect(input.properties.message).toMatchObject({ minLength: 1, maxLength: MAX_MESSAGE_CHARS });
+    expect(input.properties.fingerprint).toMatchObject({ maxItems: 8, items: { maxLength: 200 } });
+    expect(doc.components.schemas.EventList).toMatchObject({ maxItems: MAX_BATCH_EVENTS, items: { $ref: "#/components/schemas/EventInput" } });
   });
 
   it("says who may call each operation: API key, session cookie, Sentry key, or anyone", () => {

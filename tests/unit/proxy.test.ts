@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { NextRequest } from "next/server";
-import { contentSecurityPolicy, proxy } from "@/proxy";
+import { unstable_doesMiddlewareMatch } from "next/experimental/testing/server";
+import { config, contentSecurityPolicy, proxy } from "@/proxy";
 
 function run(path: string, init: { method?: string; cookie?: string; headers?: Record<string, string> } = {}) {
   const headers: Record<string, string> = { ...(init.cookie ? { cookie: init.cookie } : {}), ...(init.headers ?? {}) };
@@ -26,6 +27,17 @@ describe("proxy (dashboard gate and page headers)", () => {
     // NextResponse.next({request: {headers}}) hands the overridden request headers on.
     expect(a.headers.get("x-middleware-request-content-security-policy")).toBe(csp);
     expect(contentSecurityPolicy("n", true)).toContain("'unsafe-eval'");
+  });
+
+  it("runs for every HTML answer, the 404 page of a path whose last segment has a dot included; not for the API or Next.js files", () => {
+    const runs = (url: string) => unstable_doesMiddlewareMatch({ config, url });
+    for (const page of ["/", "/projects", "/projects/abc/settings", "/projects/a.php", "/wp-login.php", "/a/b.c/d.e", "/favicon.ico", "/.env", "/signin"]) expect(runs(page), page).toBe(true);
+    for (const other of ["/api/events", "/api", "/api/auth/csrf", "/v1/traces", "/_next/static/chunks/app.js", "/_next/image"]) expect(runs(other), other).toBe(false);
+    // Such a path is a 404 (or /icon.svg), never a dashboard page: its nonce, and no detour to sign in.
+    const notFound = run("/projects/abc/x.php");
+    expect(notFound.headers.get("location")).toBeNull();
+    expect(notFound.headers.get("content-security-policy")).toMatch(/'nonce-[A-Za-z0-9+/=]+'/);
+    expect(notFound.headers.get("x-middleware-request-x-nonce")).toBeTruthy();
   });
 
   it("adds HSTS when the page was reached over HTTPS, not over plain HTTP", () => {

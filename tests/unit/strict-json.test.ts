@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { parseEventBody } from "@/lib/ingest/ingest";
 import { MAX_EVENT_BODY_DEPTH } from "@/lib/events/schema";
 import { AppError } from "@/lib/http/errors";
-import { DUPLICATE_KEY_MESSAGE, isExactNumber, NUMBER_MESSAGE, parseStrictJson } from "@/lib/http/strict-json";
+import { DUPLICATE_KEY_MESSAGE, isExactNumber, NEGATIVE_ZERO_MESSAGE, NUMBER_MESSAGE, parseStrictJson } from "@/lib/http/strict-json";
 import { parseSdkJson } from "@/lib/sentry/json";
 
 const strict = (text: string, maxDepth = 64) => parseStrictJson(text, { maxDepth });
@@ -29,7 +29,7 @@ describe("parseSdkJson", () => {
 
 describe("isExactNumber", () => {
   it("accepts every number a double holds as written, in any notation", () => {
-    for (const raw of ["0", "-0", "42", "-17", "1.5", "1.50", "0.1", "0.30000000000000004", "1e300", "1E-7", "2.5e-3", "9007199254740991", "-9007199254740991", "123.456", "1e20"]) {
+    for (const raw of ["0", "42", "-17", "1.5", "1.50", "0.1", "0.30000000000000004", "1e300", "1E-7", "2.5e-3", "9007199254740991", "-9007199254740991", "123.456", "1e20"]) {
       expect(isExactNumber(raw), raw).toBe(true);
     }
   });
@@ -38,6 +38,22 @@ describe("isExactNumber", () => {
     for (const raw of ["1e400", "-1e400", "1e-400", "12345678901234567890", "9007199254740993", "18014398509481984", "0.3000000000000000444", "123.4567890123456789"]) {
       expect(isExactNumber(raw), raw).toBe(false);
     }
+  });
+});
+
+describe("negative zero (stored JSON writes it as 0)", () => {
+  it("is refused with its path by the native API's parser, in every spelling; 0 and -0.5 pass", () => {
+    const result = strict('{"context":{"a":-0,"b":[0,-0.0,-0e3,-0.5],"c":0}}');
+    expect(result.problems).toEqual([
+      { path: "context.a", message: NEGATIVE_ZERO_MESSAGE },
+      { path: "context.b.1", message: NEGATIVE_ZERO_MESSAGE },
+      { path: "context.b.2", message: NEGATIVE_ZERO_MESSAGE },
+    ]);
+    for (const raw of ["-0", "-0.0", "-0E-2"]) expect(isExactNumber(raw), raw).toBe(false);
+  });
+
+  it("comes from a Sentry SDK as the string of its digits, not 0", () => {
+    expect(parseSdkJson('{"extra":{"z":-0.0,"n":-0,"ok":0,"neg":-0.25}}')).toEqual({ extra: { z: "-0.0", n: "-0", ok: 0, neg: -0.25 } });
   });
 });
 

@@ -2,6 +2,7 @@ import { assertSameOrigin } from "@/lib/auth/same-origin";
 import { handlers } from "@/lib/auth/config";
 import { withSignInClientIp } from "@/lib/auth/sign-in-request";
 import { errorToResponse } from "@/lib/http/problem";
+import { assertAcceptedCallbackUrl } from "@/lib/auth/safe-callback";
 
 type AuthRequest = Parameters<typeof handlers.GET>[0];
 
@@ -14,19 +15,27 @@ const EMAIL_CALLBACK = "/api/auth/callback/nodemailer";
  * a victim's browser would sign the victim in as the attacker (login CSRF).
  */
 export function GET(request: Request): Promise<Response> | Response {
+  try {
+    assertAcceptedCallbackUrl(request);
+  } catch (error) {
+    return errorToResponse(error, crypto.randomUUID());
+  }
   const url = new URL(request.url);
   if (url.pathname === EMAIL_CALLBACK) return Response.redirect(new URL(`/signin/confirm?${url.searchParams}`, url), 303);
   return handlers.GET(request as AuthRequest);
 }
 
-/** The confirmation page's POST must come from this site; the request's client address feeds the sign-in limit. */
+/**
+ * The confirmation page's POST must come from this site; the request's client
+ * address feeds the sign-in limit. On both methods a callbackUrl Auth.js
+ * cannot use is the client's 400 (Auth.js itself answers it with a 500).
+ */
 export async function POST(request: Request): Promise<Response> {
-  if (new URL(request.url).pathname === EMAIL_CALLBACK) {
-    try {
-      assertSameOrigin(request, { requireBrowserProof: true });
-    } catch (error) {
-      return errorToResponse(error, crypto.randomUUID());
-    }
+  try {
+    assertAcceptedCallbackUrl(request);
+    if (new URL(request.url).pathname === EMAIL_CALLBACK) assertSameOrigin(request, { requireBrowserProof: true });
+  } catch (error) {
+    return errorToResponse(error, crypto.randomUUID());
   }
   return withSignInClientIp(request, () => handlers.POST(request as AuthRequest));
 }

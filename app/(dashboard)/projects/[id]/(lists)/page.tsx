@@ -3,6 +3,7 @@ import Link from "next/link";
 import { FirstEventHelp } from "@/components/first-event-help";
 import { IssueFilters } from "@/components/issue-filters";
 import { IssueList } from "@/components/issue-list";
+import { personName } from "@/components/issues/person-name";
 import { WorkflowBulkBar, WorkflowSelection } from "@/components/issues/workflow-bulk";
 import { NewEventsNotice } from "@/components/new-events-notice";
 import { Pagination } from "@/components/pagination";
@@ -68,6 +69,7 @@ export default async function ProjectIssuesPage({ params, searchParams }: Props)
   }
 
   const period = RANGE_PHRASES[query.range];
+  const members = page.issues.length > 0 ? await assignableMembers(access) : [];
   const filtered = Boolean(query.level || query.q || query.environment || query.release || query.tag);
   const wider = RANGES.slice(RANGES.indexOf(query.range) + 1).filter((r) => r !== "1h");
 
@@ -97,7 +99,7 @@ export default async function ProjectIssuesPage({ params, searchParams }: Props)
         </div>
         {page.issues.length > 0 ? (
           <WorkflowSelection>
-            <WorkflowBulkBar projectId={id} issueIds={page.issues.map((i) => i.id)} members={await assignableMembers(access)} action={bulkChangeIssuesAction} />
+            <WorkflowBulkBar projectId={id} issueIds={page.issues.map((i) => i.id)} members={members} action={bulkChangeIssuesAction} />
             <IssueList
               issues={page.issues}
               projectId={id}
@@ -106,6 +108,7 @@ export default async function ProjectIssuesPage({ params, searchParams }: Props)
               renderedAt={now.getTime()}
               statusAction={setIssueStatusAction}
               selectable
+              memberNames={Object.fromEntries(members.map((m) => [m.id, personName(m)]))}
             />
           </WorkflowSelection>
         ) : (
