@@ -3,16 +3,11 @@
 import { useState } from "react";
 import { FilterForm, filterFieldClass, filterLabelClass } from "@/components/filter-form";
 import { useHydrated, useTimeZoneMode } from "@/components/use-time-zone";
+import { RANGES, TIME_RANGES } from "@/lib/events/time-ranges";
 
 export type EventFilterValues = { level: string; q: string; range: string; from: string; to: string };
 
-export const RANGES = [
-  { value: "1h", label: "Last hour" },
-  { value: "24h", label: "Last 24 hours" },
-  { value: "7d", label: "Last 7 days" },
-  { value: "30d", label: "Last 30 days" },
-  { value: "custom", label: "Custom range" },
-] as const;
+const RANGE_OPTIONS = [...RANGES.map((value) => ({ value, label: TIME_RANGES[value].label })), { value: "custom", label: "Custom range" }];
 
 /**
  * The events page's filters. Selects apply at once. A custom range is typed
@@ -57,7 +52,7 @@ export function EventFilters({ action, values }: { action: string; values: Event
               }}
               className={filterFieldClass}
             >
-              {RANGES.map((r) => (
+              {RANGE_OPTIONS.map((r) => (
                 <option key={r.value} value={r.value}>
                   {r.label}
                 </option>

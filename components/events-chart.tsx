@@ -8,8 +8,8 @@ import { formatTime, zoneName } from "@/components/time-format";
 import { useMediaQuery } from "@/components/use-media-query";
 import { useTimeZone, type TimeZoneChoice } from "@/components/use-time-zone";
 import type { HistogramBucket } from "@/lib/events/histogram";
+import { EVENT_LEVELS as LEVELS } from "@/lib/events/levels";
 
-const LEVELS: Level[] = ["error", "warn", "info"];
 const LEVEL_NAMES: Record<Level, [string, string]> = { error: ["error", "errors"], warn: ["warning", "warnings"], info: ["info", "info"] };
 const DAY = 86_400_000;
 

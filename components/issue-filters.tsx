@@ -1,16 +1,12 @@
 "use client";
 
 import { FilterForm, filterFieldClass, filterLabelClass } from "@/components/filter-form";
+import { RANGES, TIME_RANGES } from "@/lib/events/time-ranges";
 
 export type IssueFilterValues = { status: string; level: string; q: string; range: string; sort: string; environment: string; release: string; tag: string[] };
 
 // Short labels: the three selects share one row on a phone.
-export const ISSUE_RANGES = [
-  { value: "1h", label: "1 hour" },
-  { value: "24h", label: "24 hours" },
-  { value: "7d", label: "7 days" },
-  { value: "30d", label: "30 days" },
-] as const;
+const ISSUE_RANGES = RANGES.map((value) => ({ value, label: TIME_RANGES[value].short }));
 
 const SORTS = [
   { value: "last_seen", label: "Last seen" },

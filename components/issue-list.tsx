@@ -9,6 +9,7 @@ import { LocalTime } from "@/components/local-time";
 import { compactNumber, formatCount } from "@/components/number-format";
 import { Sparkline } from "@/components/sparkline";
 import type { IssueView } from "@/lib/issues/service";
+import { pluralWord } from "@/lib/text/plural";
 
 type Props = {
   issues: IssueView[];
@@ -26,7 +27,7 @@ type Props = {
   memberNames?: Record<string, string>;
 };
 
-const plural = (n: number, word: string) => `${formatCount(n)} ${word}${n === 1 ? "" : "s"}`;
+const plural = (n: number, word: string) => `${formatCount(n)} ${pluralWord(n, word)}`;
 
 /** The project's issues: what went wrong, how often lately, since when; each one a click from its events. */
 export function IssueList({ issues, projectId, period, linkQuery, renderedAt, statusAction, selectable = false, memberNames = {} }: Props) {

@@ -1,4 +1,6 @@
-export type Level = "error" | "warn" | "info";
+import type { EventLevel } from "@/lib/events/levels";
+
+export type Level = EventLevel;
 
 const styles: Record<Level, string> = {
   error: "bg-red-100 text-red-800 ring-red-600/20 dark:bg-red-500/15 dark:text-red-300 dark:ring-red-400/30",

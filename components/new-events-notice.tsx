@@ -3,6 +3,7 @@
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState, useTransition } from "react";
 import { Button } from "@/components/button";
+import { pluralWord } from "@/lib/text/plural";
 
 const POLL_MS = 5000;
 
@@ -81,7 +82,7 @@ export function NewEventsNotice({ projectId, since, knownIds, level, q, autoRefr
     <div role="status" aria-live="polite" className="min-h-0">
       {count > 0 && (
         <Button variant="primary" size="sm" onClick={() => startRefresh(() => router.refresh())} disabled={refreshing}>
-          {refreshing ? "Loading…" : `${count >= 100 ? "100+" : count} new event${count === 1 ? "" : "s"} · Show`}
+          {refreshing ? "Loading…" : `${count >= 100 ? "100+" : count} new ${pluralWord(count, "event")} · Show`}
         </Button>
       )}
     </div>

@@ -1,4 +1,6 @@
-export function RoleBadge({ role }: { role: "owner" | "member" }) {
+import type { ProjectRole } from "@/lib/auth/roles";
+
+export function RoleBadge({ role }: { role: ProjectRole }) {
   const style =
     role === "owner"
       ? "bg-indigo-100 text-indigo-800 dark:bg-indigo-500/15 dark:text-indigo-300"

@@ -1,4 +1,5 @@
 import { stackLines, type StackLineKind } from "@/components/stack-lines";
+import { pluralWord } from "@/lib/text/plural";
 
 const lineClass: Record<StackLineKind, string> = {
   head: "font-semibold text-red-700 dark:text-red-300",
@@ -26,7 +27,7 @@ export function StackTrace({ trace, label = "Stack trace" }: { trace: string | s
       </ol>
       {libraryFrames > 0 && (
         <figcaption className="pl-3.5 font-sans text-[11px] text-zinc-500">
-          {libraryFrames} library or runtime frame{libraryFrames === 1 ? "" : "s"} dimmed
+          {libraryFrames} library or runtime {pluralWord(libraryFrames, "frame")} dimmed
         </figcaption>
       )}
     </figure>

@@ -4,6 +4,7 @@ import { useEffect, useId, useRef, useState } from "react";
 import { Button } from "@/components/button";
 import { LocalTime } from "@/components/local-time";
 import { SummaryText } from "@/components/summary-text";
+import { pluralWord } from "@/lib/text/plural";
 
 const WINDOWS = [
   { label: "Last hour", seconds: 3_600 },
@@ -178,7 +179,7 @@ export function SummaryPanel({ projectId, className = "" }: { projectId?: string
             <p className="mt-3 flex flex-wrap gap-x-3 gap-y-1 border-t border-zinc-100 pt-2 text-xs text-zinc-500 dark:border-zinc-800 dark:text-zinc-400">
               <span>{sourceLabel(shown)}</span>
               <span>
-                {shown.eventCount.toLocaleString()} event{shown.eventCount === 1 ? "" : "s"} in the window, {shown.examined.toLocaleString()} read in detail
+                {shown.eventCount.toLocaleString()} {pluralWord(shown.eventCount, "event")} in the window, {shown.examined.toLocaleString()} read in detail
               </span>
               <span>
                 {shown.cached ? "cached answer, " : ""}

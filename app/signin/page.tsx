@@ -9,6 +9,7 @@ import { currentUser } from "@/lib/auth/caller";
 import { signIn } from "@/lib/auth/config";
 import { safeCallbackPath } from "@/lib/auth/safe-callback";
 import { formObject } from "@/lib/http/input";
+import { plural } from "@/lib/text/plural";
 
 export const metadata: Metadata = { title: "Sign in" };
 
@@ -22,7 +23,7 @@ function errorMessage(code: string, retryAfter: string | undefined): string {
   switch (code) {
     case "RateLimited": {
       const minutes = Math.max(1, Math.ceil(Number(retryAfter ?? 60) / 60));
-      return `Too many sign-in emails were requested. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`;
+      return `Too many sign-in emails were requested. Try again in ${plural(minutes, "minute")}.`;
     }
     case "Verification":
       return "That sign-in link has expired or was already used. Request a new one below.";

@@ -1,4 +1,5 @@
 import type { ExceptionView, FrameView, StackView } from "@/lib/grouping/stack-view";
+import { pluralWord } from "@/lib/text/plural";
 
 /** "src/cart.ts:12:7", "cart.price", or "unknown location". */
 export function frameLocation(frame: FrameView): string {
@@ -87,7 +88,7 @@ function Exception({ exception, cause }: { exception: ExceptionView; cause: bool
                     <span aria-hidden="true" className="transition-transform group-open:rotate-90">
                       ›
                     </span>
-                    {group.frames.length} library frame{group.frames.length === 1 ? "" : "s"}
+                    {group.frames.length} library {pluralWord(group.frames.length, "frame")}
                   </summary>
                   <ol className="space-y-0.5">
                     {group.frames.map((frame, j) => (

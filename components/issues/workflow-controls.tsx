@@ -10,6 +10,7 @@ import { personName } from "@/components/issues/person-name";
 import { formatCount } from "@/components/number-format";
 import type { PersonView } from "@/lib/auth/users";
 import type { IssueWorkflowView } from "@/lib/issues/workflow";
+import { pluralWord } from "@/lib/text/plural";
 
 /** "For a while" and "N more events" choices of the Ignore menu. */
 export const IGNORE_DURATIONS = [
@@ -89,7 +90,7 @@ function WorkflowState({ issue, renderedAt }: { issue: Props["issue"]; renderedA
     if (issue.lateCount > 0) {
       parts.push(
         <span key="late" title="Events that arrived after it was resolved but are dated before the resolution, or come from the resolved release or an older one: counted, never a regression.">
-          {formatCount(issue.lateCount)} late event{issue.lateCount === 1 ? "" : "s"} since, which did not reopen it
+          {formatCount(issue.lateCount)} late {pluralWord(issue.lateCount, "event")} since, which did not reopen it
         </span>,
       );
     }
@@ -99,7 +100,7 @@ function WorkflowState({ issue, renderedAt }: { issue: Props["issue"]; renderedA
     if (issue.ignoredUntil) until.push(<LocalTime key="t" iso={issue.ignoredUntil} format="datetime" renderedAt={renderedAt} />);
     if (issue.ignoredUntilCount !== null) {
       const left = Math.max(0, issue.ignoredUntilCount - issue.count);
-      until.push(<span key="n">{formatCount(left)} more event{left === 1 ? "" : "s"}</span>);
+      until.push(<span key="n">{formatCount(left)} more {pluralWord(left, "event")}</span>);
     }
     parts.push(
       <span key="ignored">

@@ -346,7 +346,6 @@ function quietSection(quiet: ProjectFacts[], window: WindowDescription, clock: C
 // --- Text -------------------------------------------------------------------
 
 /** Line breaks, control, bidi and zero-width formatting characters: any of them could break or disguise a line. */
-// eslint-disable-next-line no-control-regex
 const LAYOUT_BREAKING = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\s]+/g;
 
 /**

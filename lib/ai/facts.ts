@@ -6,10 +6,10 @@
  */
 import type { SampledEvent } from "@/lib/events/samples";
 import type { EventLevel } from "@/lib/events/schema";
+import type { IssueStatus } from "@/lib/issues/filters";
 
 export type LevelCounts = { error: number; warn: number; info: number };
 
-export type IssueStatus = "open" | "resolved" | "ignored";
 
 /** One issue with events in the window. Counts are exact. */
 export type IssueFacts = {

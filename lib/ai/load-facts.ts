@@ -1,4 +1,3 @@
-import { sql } from "kysely";
 import { CHANGE_READ_CAP, changeCandidates, eventInputs, readWhole, shiftsOf, SKIPPED_TAG_KEYS, tagInputs, toShift, type ShiftInput } from "@/lib/ai/changes";
 import {
   CONTEXT_READ_CHARS,
@@ -8,7 +7,6 @@ import {
   ONGOING_MS,
   type ExaminedEvent,
   type IssueFacts,
-  type IssueStatus,
   type LevelCounts,
   type Deploy,
   type Motion,
@@ -18,12 +16,12 @@ import {
 } from "@/lib/ai/facts";
 import { lifetimeFrom, lifetimeOf, motionOf, shapeGrid } from "@/lib/ai/motion";
 import { LEVEL_ORDER, looksLikeInstructions, rankIssues, rankTop } from "@/lib/ai/rank";
-import { sqlDb } from "@/lib/db/sql";
 import { firstEventsSince, firstEventsWithTag, lateEventCounts, latestEventTimes, newestEventsOfIssues, valueCountsOfIssues } from "@/lib/events/samples";
 import type { EventLevel } from "@/lib/events/schema";
+import { issueTexts, windowIssueRows, type WindowIssueRow } from "@/lib/issues/reads";
 import { firstTagHours, tagValueCounts } from "@/lib/issues/tag-counts";
 import { releasesFirstSeenSince } from "@/lib/releases/reads";
-import { bucketCountsQuery, dailyCountsByIssue, epochMs, textArray, uuidArray, windowCountsByIssue, windowSumsQuery } from "@/lib/issues/window-counts";
+import { bucketCountsQuery, dailyCountsByIssue, windowCountsByIssue } from "@/lib/issues/window-counts";
 
 const zero = (): LevelCounts => ({ error: 0, warn: 0, info: 0 });
 const MINUTE_MS = 60_000;
@@ -48,22 +46,6 @@ const SHAPE_PHASES: { perLevel: Record<EventLevel, number>; perProject: number }
   { perLevel: { error: 20, warn: 15, info: 10 }, perProject: 3 },
 ];
 
-/** An issue with events in the window: its count at one level, and what ranking reads of it. */
-type WindowIssueRow = {
-  id: string;
-  project_id: string;
-  /** The level of this row's events, and their number in the window. */
-  level: EventLevel;
-  n: string;
-  issue_level: EventLevel;
-  status: IssueStatus;
-  /** Unix ms: pg parses a number much faster than a timestamp's text (4,700 issues: 10 ms). */
-  first_seen: number;
-  last_seen: number;
-  regressed_at: number | null;
-  resolved_at: number | null;
-};
-
 /**
  * The facts of a summary for `projects` over [since, now] (no upper bound:
  * events a client dated slightly ahead count too), and the previous window
@@ -84,7 +66,7 @@ export async function loadSummaryFacts(options: {
   const grid = shapeGrid(since, now);
 
   const [current, previous, lastEvents] = await Promise.all([
-    windowIssues(projectIds, since),
+    windowIssueRows(projectIds, since),
     countsByIssue(projectIds, previousSince, since),
     latestEventTimes(projectIds),
   ]);
@@ -204,28 +186,6 @@ function total(c: LevelCounts): number {
   return c.error + c.warn + c.info;
 }
 
-/** Issues with events in [since, now and after]: their counts per level, and the columns ranking reads. */
-async function windowIssues(projectIds: string[], since: Date): Promise<WindowIssueRow[]> {
-  if (projectIds.length === 0) return [];
-  return sqlDb()
-    .with("win", () => windowSumsQuery({ projectIds, since, until: null }))
-    .selectFrom("win")
-    .innerJoin("issues as i", (join) => join.onRef("i.id", "=", "win.issue_id").on("i.project_id", "=", (eb) => eb.fn.any(textArray(projectIds))))
-    .select([
-      sql<string>`i.id::text`.as("id"),
-      "i.project_id",
-      "win.level",
-      "win.n",
-      "i.level as issue_level",
-      "i.status",
-      epochMs("i.first_seen").as("first_seen"),
-      epochMs("i.last_seen").as("last_seen"),
-      sql<number | null>`(extract(epoch FROM i.regressed_at) * 1000)::float8`.as("regressed_at"),
-      sql<number | null>`(extract(epoch FROM i.resolved_at) * 1000)::float8`.as("resolved_at"),
-    ])
-    .execute();
-}
-
 async function countsByIssue(projectIds: string[], since: Date, until: Date | null) {
   if (projectIds.length === 0 || (until && until <= since)) return [];
   return windowCountsByIssue({ projectIds, since, until });
@@ -245,8 +205,8 @@ const FIRST_TEXTS = MAX_ISSUES_IN_FACTS + 14;
  * rankTop over the candidates, reading titles and sample messages only for
  * the issues it judges: a prefix of the rank order (rankIssues, before any
  * judgement), read for the first FIRST_TEXTS and four times as many each
- * time the judge reaches past what was read. A 7-day summary of 20 busy
- * projects ranks 4,700 issues: reading every one's text took 47 ms.
+ * time the judge reaches past what was read: reading every candidate's text
+ * was a large part of a summary's time (docs/performance.md#reads).
  */
 async function rankKept(candidates: IssueFacts[], projectIds: string[]): Promise<IssueFacts[]> {
   const order = rankIssues(candidates);
@@ -255,7 +215,7 @@ async function rankKept(candidates: IssueFacts[], projectIds: string[]): Promise
     const next = order.slice(read, want);
     read += next.length;
     if (next.length > 0) {
-      const texts = new Map((await issueTexts(next.map((i) => i.issueId), projectIds)).map((t) => [t.id, t]));
+      const texts = new Map((await issueTexts(next.map((i) => i.issueId), projectIds, MESSAGE_READ_CHARS)).map((t) => [t.id, t]));
       for (const issue of next) {
         issue.title = texts.get(issue.issueId)?.title ?? "";
         issue.sampleMessage = texts.get(issue.issueId)?.sample ?? "";
@@ -270,15 +230,6 @@ async function rankKept(candidates: IssueFacts[], projectIds: string[]): Promise
     });
     if (!reachedPast || read === order.length) return kept;
   }
-}
-
-async function issueTexts(ids: string[], projectIds: string[]): Promise<{ id: string; title: string; sample: string }[]> {
-  return sqlDb()
-    .selectFrom("issues")
-    .select([sql<string>`id::text`.as("id"), "title", sql<string>`left(sample_message, ${MESSAGE_READ_CHARS}::int)`.as("sample")])
-    .where("id", "=", (eb) => eb.fn.any(uuidArray(ids)))
-    .where("project_id", "=", (eb) => eb.fn.any(textArray(projectIds)))
-    .execute();
 }
 
 /** The first event of each kept issue in the window, exactly (one index probe each). */

@@ -19,7 +19,7 @@ const inPass = new Set<string>();
 let passes = 0;
 
 /**
- * Called after an ingest statement committed (lib/events/store.ts), in the
+ * Called after an ingest statement committed (lib/ingest/statement.ts), in the
  * request's own context: the project's notifications are delivered after
  * the answer has gone out (lib/jobs/background.ts), within the alert
  * delivery's budget. A project is in one pass at a time; one that arrives

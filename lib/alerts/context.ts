@@ -1,6 +1,8 @@
 import { configuredOrigin } from "@/lib/auth/public-origin";
-import type { AlertTrigger, EventLevel, Role } from "@/lib/db/generated/kysely-enums";
-import { sqlDb } from "@/lib/db/sql";
+import type { AlertTrigger, Role } from "@/lib/db/generated/kysely-enums";
+import { membersOfProjects } from "@/lib/auth/memberships";
+import { issuesForNotifications, type NotifiedIssueRow } from "@/lib/issues/reads";
+import { projectNames } from "@/lib/projects/names";
 import type { LatestFacts, Notification, NotifiedIssue, PausedWebhook } from "@/lib/alerts/messages";
 import { latestEventsOfIssues } from "@/lib/events/latest";
 import { topInAppFrame } from "@/lib/grouping/top-frame";
@@ -9,14 +11,12 @@ import type { ClaimedDelivery } from "@/lib/alerts/queue";
 /** What the notifications of a batch of claimed rows need to say: project names, issues, members. */
 export type DeliveryContext = {
   projects: Map<string, string>;
-  issues: Map<string, IssueRow>;
+  issues: Map<string, NotifiedIssueRow>;
   /** Per project: userId -> {email, role}. */
   members: Map<string, Map<string, { email: string; role: Role }>>;
   /** The latest event of each issue a notification is about (not of digests' issues). */
   latest: Map<string, LatestFacts>;
 };
-
-type IssueRow = { id: string; project_id: string; title: string; level: EventLevel; count: string; first_seen: Date; last_seen: Date };
 
 /** Project names, issues and member addresses for a set of claimed rows, in three queries. */
 export async function loadContext(claimed: ClaimedDelivery[]): Promise<DeliveryContext> {
@@ -28,34 +28,21 @@ export async function loadContext(claimed: ClaimedDelivery[]): Promise<DeliveryC
     for (const item of digestItems(c.detail)) if (item.issueId) issueIds.add(item.issueId);
   }
   const notifiedIds = [...new Set(claimed.flatMap((c) => (c.issueId && c.kind !== "digest" ? [c.issueId] : [])))];
-  const db = sqlDb();
   const [projects, issues, members, latest] = await Promise.all([
-    db.selectFrom("projects").select(["id", "name"]).where("id", "in", projectIds).execute(),
-    issueIds.size === 0
-      ? Promise.resolve([] as IssueRow[])
-      : db
-          .selectFrom("issues")
-          .select(["id", "project_id", "title", "level", "count", "first_seen", "last_seen"])
-          .where("id", "in", [...issueIds])
-          .where("project_id", "in", projectIds)
-          .execute(),
-    db
-      .selectFrom("memberships as m")
-      .innerJoin("users as u", "u.id", "m.user_id")
-      .select(["m.project_id", "m.user_id", "m.role", "u.email"])
-      .where("m.project_id", "in", projectIds)
-      .execute(),
+    projectNames(projectIds),
+    issuesForNotifications([...issueIds], projectIds),
+    membersOfProjects(projectIds),
     latestEventsOfIssues(notifiedIds),
   ]);
   const byProject = new Map<string, Map<string, { email: string; role: Role }>>();
   for (const m of members) {
-    if (!byProject.has(m.project_id)) byProject.set(m.project_id, new Map());
-    byProject.get(m.project_id)!.set(m.user_id, { email: m.email, role: m.role });
+    if (!byProject.has(m.projectId)) byProject.set(m.projectId, new Map());
+    byProject.get(m.projectId)!.set(m.userId, { email: m.email, role: m.role });
   }
   const latestFacts = new Map(
     [...latest].map(([id, e]): [string, LatestFacts] => [id, { message: e.message, release: e.release, frame: topInAppFrame(e.stackContext) }]),
   );
-  return { projects: new Map(projects.map((p) => [p.id, p.name])), issues: new Map(issues.map((i) => [i.id, i])), members: byProject, latest: latestFacts };
+  return { projects, issues: new Map(issues.map((i) => [i.id, i])), members: byProject, latest: latestFacts };
 }
 
 /** The mail recipients of a claimed row: the rule's chosen members, or, for a paused-webhook notice, the owners. */
@@ -71,7 +58,7 @@ function digestItems(detail: unknown): { trigger: AlertTrigger; issueId: string 
   return Array.isArray(items) ? (items as { trigger: AlertTrigger; issueId: string | null }[]) : [];
 }
 
-function notifiedIssue(row: IssueRow, origin: string): NotifiedIssue {
+function notifiedIssue(row: NotifiedIssueRow, origin: string): NotifiedIssue {
   return {
     id: row.id,
     title: row.title,

@@ -1,6 +1,7 @@
 import { prisma, type Prisma } from "@/lib/db/client";
 import { CURSOR_MESSAGE, decodeCursor, encodeCursor } from "@/lib/events/cursor";
 import { errors } from "@/lib/http/errors";
+import { issueTitles } from "@/lib/issues/reads";
 import { requireOwner, type ProjectAccess } from "@/lib/auth/access";
 import type { AlertDeliveryKind, AlertDeliveryStatus } from "@/lib/db/generated/kysely-enums";
 import { channelName, targetLabel } from "@/lib/alerts/channels";
@@ -65,8 +66,7 @@ export async function listAlertDeliveries(access: ProjectAccess, query: AlertDel
   });
   const page = rows.slice(0, limit);
   const issueIds = [...new Set(page.flatMap((d) => (d.issueId ? [d.issueId] : [])))];
-  const issues = await prisma.issue.findMany({ where: { id: { in: issueIds }, projectId: access.projectId }, select: { id: true, title: true } });
-  const titles = new Map(issues.map((i) => [i.id, i.title]));
+  const titles = await issueTitles(access.projectId, issueIds);
   const last = page.at(-1);
   return {
     deliveries: page.map((d) => toView(d, titles)),

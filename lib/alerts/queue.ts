@@ -6,7 +6,7 @@ import type { SendOutcome } from "@/lib/alerts/channels/types";
 
 /**
  * The outbox queue: rows of alert_deliveries, written in the statement that
- * stored the events (new issues, regressions: lib/events/store.ts), by the
+ * stored the events (new issues, regressions: lib/ingest/statement.ts), by the
  * spike check (lib/alerts/spikes.ts) or by the queue itself (digests,
  * paused-webhook notices). A claim takes due rows with FOR UPDATE SKIP
  * LOCKED, project by project in turns, and in that transaction the policy

@@ -8,6 +8,7 @@ import { errors } from "@/lib/http/errors";
 import { requireOwner, type ProjectAccess } from "@/lib/auth/access";
 import { membersAmong } from "@/lib/auth/memberships";
 import { newSigningSecret } from "@/lib/alerts/signing";
+import { lockProject } from "@/lib/projects/lock";
 import { MAX_RULES_PER_PROJECT, type CreateAlertRuleInput } from "@/lib/alerts/schemas";
 
 export type AlertChannelView = { type: "email"; userIds: string[] } | { type: "webhook"; url: string; format: WebhookFormat };
@@ -93,7 +94,7 @@ export async function createAlertRule(access: ProjectAccess, input: CreateAlertR
   const rule = await db.transaction().execute(async (trx) => {
     // Serializes rule creation in one project so the cap holds; NO KEY UPDATE
     // leaves event inserts (KEY SHARE for their foreign key) unblocked.
-    await trx.selectFrom("projects").select("id").where("id", "=", projectId).forNoKeyUpdate().execute();
+    await lockProject(trx, projectId);
     const { n } = await trx.selectFrom("alert_rules").select((eb) => eb.fn.countAll<string>().as("n")).where("project_id", "=", projectId).executeTakeFirstOrThrow();
     if (Number(n) >= MAX_RULES_PER_PROJECT) throw errors.conflict(`A project has at most ${MAX_RULES_PER_PROJECT} alert rules. Delete one first.`);
     return trx

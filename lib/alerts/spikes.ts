@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import { sqlDb } from "@/lib/db/sql";
+import { unignoredMinuteCounts } from "@/lib/issues/reads";
 
 /**
  * Queues a spike notification for each spike rule whose threshold is met:
@@ -23,15 +24,13 @@ export async function queueSpikes(now: Date, projectIds: string[] | null): Promi
     .with("counted", (q) =>
       q
         .selectFrom("rules as r")
-        .innerJoin("issue_counts as c", (join) =>
+        .innerJoin(unignoredMinuteCounts(now).as("c"), (join) =>
           join
             .onRef("c.project_id", "=", "r.project_id")
             // Whole minutes: the current one and the M-1 before it.
             .on(sql<boolean>`c.minute > date_bin('1 minute', ${now}::timestamptz, TIMESTAMPTZ 'epoch') - make_interval(mins => r.spike_minutes)`)
-            .on("c.minute", "<=", now)
             .onRef("c.level", "<=", "r.min_level"),
         )
-        .innerJoin("issues as i", (join) => join.onRef("i.id", "=", "c.issue_id").on("i.status", "<>", "ignored"))
         .select((eb) => [
           "r.id as rule_id",
           "r.project_id",

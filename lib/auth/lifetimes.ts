@@ -14,7 +14,6 @@ export const SIGN_IN_LINK_LIFETIME_TEXT = "15 minutes";
 
 /** An invitation link works once, for this long. */
 export const INVITATION_LIFETIME_MS = 7 * 24 * 3600 * 1000;
-export const INVITATION_LIFETIME_TEXT = "7 days";
 
 /**
  * The new expiry of a session that expires at `expires`, or null while its

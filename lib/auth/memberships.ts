@@ -5,7 +5,7 @@
  */
 import { expressionBuilder, type Kysely } from "kysely";
 import { prisma, type Prisma } from "@/lib/db/client";
-import type { DB } from "@/lib/db/sql";
+import { sqlDb, type DB } from "@/lib/db/sql";
 import type { ProjectRole } from "@/lib/auth/roles";
 
 /** A member of a project with their user's address and name. */
@@ -116,4 +116,15 @@ export async function insertMembership(db: Kysely<DB>, { projectId, userId, role
     .innerJoin("users", "users.id", "added.user_id")
     .select(["users.id as userId", "users.email", "users.name", "added.role", "added.created_at as createdAt"])
     .executeTakeFirstOrThrow();
+}
+
+/** The members of these projects with their addresses and roles (alert recipients). */
+export async function membersOfProjects(projectIds: string[]): Promise<{ projectId: string; userId: string; role: ProjectRole; email: string }[]> {
+  if (projectIds.length === 0) return [];
+  return sqlDb()
+    .selectFrom("memberships as m")
+    .innerJoin("users as u", "u.id", "m.user_id")
+    .select(["m.project_id as projectId", "m.user_id as userId", "m.role", "u.email"])
+    .where("m.project_id", "in", projectIds)
+    .execute();
 }

@@ -19,6 +19,8 @@ export async function findOrCreateUserByEmail(email: string): Promise<{ id: stri
  * MAX_PROJECTS_PER_USER).
  */
 export async function lockUser(tx: Prisma.TransactionClient, userId: string): Promise<void> {
+  // Prisma has no typed row lock, and a Kysely query cannot join Prisma's transaction.
+  // eslint-disable-next-line telltale/no-untyped-sql -- the one statement, fixed text with one bound value
   await tx.$queryRaw`SELECT id FROM users WHERE id = ${userId} FOR UPDATE`;
 }
 

@@ -1,6 +1,6 @@
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
-import { Prisma, PrismaClient } from "./generated/client.ts";
+import { PrismaClient } from "./generated/client.ts";
 import { settings } from "@/lib/config/settings";
 
 export { Prisma } from "./generated/client.ts";
@@ -92,8 +92,8 @@ export function clientDeadlineMs(queryTimeoutMs: number): number {
  * What every connection of the app sets first: the statement deadline, and
  * no JIT compilation or parallel workers. The dashboard's and the summary's
  * queries read a few thousand index entries each; planned as costly (wide
- * bitmap scans), PostgreSQL spent 100-200 ms compiling them or starting
- * workers, against 1-5 ms of work (npm run bench:read).
+ * bitmap scans), compiling them or starting workers took PostgreSQL far
+ * longer than the work (docs/performance.md#figures-behind-the-code).
  */
 export function sessionSettingsSql(queryTimeoutMs: number): string {
   return `SET statement_timeout = ${statementTimeoutMs(queryTimeoutMs)}; SET jit = off; SET max_parallel_workers_per_gather = 0`;
@@ -146,16 +146,6 @@ export const prisma: PrismaClient = new Proxy({} as PrismaClient, {
 /** The pg pool under Prisma, for the health check and COPY-style bulk paths. */
 export function dbPool(): pg.Pool {
   return db().pool;
-}
-
-/**
- * Rows of a raw query (Prisma.sql) through node-postgres, without Prisma's
- * per-value mapping: for results of thousands of rows (a summary's counts
- * per issue), where that mapping cost more than the query. int8 and numeric
- * columns arrive as strings, timestamptz as Date.
- */
-export async function queryRows<R extends pg.QueryResultRow>(query: Prisma.Sql): Promise<R[]> {
-  return (await dbPool().query<R>(query.text, query.values)).rows;
 }
 
 export async function disconnectDb(): Promise<void> {

@@ -16,11 +16,11 @@ const state = globalThis as unknown as { __telltalePreparedOff?: boolean };
 /**
  * A hot statement as a named prepared statement: PostgreSQL parses and plans
  * it once per connection instead of on every call, and the wire carries its
- * parameters only. For the ingest statement (several kB of SQL, one per
- * flush) this cut PostgreSQL's CPU per event by a third (npm run
- * bench:profile). Where the connection cannot keep prepared statements, the
- * first failure turns them off for this process (logged once) and the call is
- * made again unnamed: the failed attempt ran nothing.
+ * parameters only: for the ingest statement (several kB of SQL, one per
+ * flush) a large saving (docs/performance.md#figures-behind-the-code).
+ * Where the connection cannot keep prepared statements, the first failure
+ * turns them off for this process (logged once) and the call is made again
+ * unnamed: the failed attempt ran nothing.
  */
 export async function queryPrepared<R extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<pg.QueryResult<R>> {
   if (!preparedStatementsInUse()) return dbPool().query<R>(text, values);

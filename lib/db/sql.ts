@@ -24,17 +24,6 @@ export function sqlDb(): Kysely<DB> {
   return globalForSql.__telltaleKysely;
 }
 
-/**
- * Runs a built query as a named prepared statement (lib/db/prepared.ts):
- * for hot statements whose text is the same on every call, so PostgreSQL
- * plans them once per connection.
- */
-export async function runPrepared<Q extends Compilable>(query: Q): Promise<InferResult<Q>> {
-  const compiled = query.compile();
-  const { rows } = await queryPrepared(compiled.sql, compiled.parameters as unknown[]);
-  return rows as InferResult<Q>;
-}
-
 /** A query builder that only compiles (no connection): for statements built once at start-up. */
 export const sqlBuilder: Kysely<DB> = new Kysely<DB>({
   dialect: {

@@ -71,7 +71,7 @@ const projectField = z.object({ projectId: idSchema });
  * access is resolved once (a project they are not in answers like a missing
  * one; `role: "owner"` refuses members).
  */
-export function projectAction<S extends z.ZodObject = z.ZodObject<{}>, R = ActionState>(
+export function projectAction<S extends z.ZodObject = z.ZodObject<Record<never, never>>, R = ActionState>(
   options: { role: ProjectRole; input?: S },
   fn: (ctx: { user: SessionUser; access: ProjectAccess; input: z.output<S> }) => Promise<R>,
 ): Action<R> {

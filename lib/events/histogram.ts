@@ -14,8 +14,8 @@ const MAX_BUCKETS = 120;
 
 const HOUR_MS = 3_600_000;
 // From this range up, buckets are whole hours and come from the hourly
-// counts: a day in minutes is thousands of rows per busy project (50 ms and
-// more at 200,000 events a day), in hours a few hundred (npm run bench:read).
+// counts: a day in minutes is thousands of rows per busy project, in hours
+// a few hundred (docs/performance.md#figures-behind-the-code).
 const HOURLY_FROM_MS = 12 * HOUR_MS;
 
 /**

@@ -1,9 +1,9 @@
 import { randomFillSync } from "node:crypto";
 import { v7 as uuidv7 } from "uuid";
 
-// The uuid package asks the OS for 16 random bytes per id (about 3 µs);
-// drawing them from a pool refilled 256 ids at a time costs about 0.4 µs,
-// which matters at thousands of events per second.
+// The uuid package asks the OS for 16 random bytes per id; drawing them from
+// a pool refilled 256 ids at a time costs a fraction of that, which matters
+// at thousands of events per second (docs/performance.md#figures-behind-the-code).
 const pool = Buffer.alloc(16 * 256);
 let offset = pool.length;
 

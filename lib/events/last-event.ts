@@ -1,5 +1,4 @@
 import { expressionBuilder, sql, type Expression } from "kysely";
-import { Prisma } from "@/lib/db/client";
 import type { DB } from "@/lib/db/sql";
 import { latestIssueSeen } from "@/lib/issues/totals";
 
@@ -23,15 +22,4 @@ export function lastEventAt(projectId: Expression<string>) {
     .limit(sql.lit(1))
     .$asScalar();
   return eb.fn.coalesce(newest, latestIssueSeen(projectId));
-}
-
-/**
- * lastEventAt as Prisma SQL, for lib/ai/load-facts.ts until it reads the
- * latest event times from lib/events: its only user.
- * @deprecated
- */
-export function lastEventAtSql(projectId: Prisma.Sql): Prisma.Sql {
-  return Prisma.sql`coalesce(
-    (SELECT e.occurred_at FROM events e WHERE e.project_id = ${projectId} AND e.occurred_at IS NOT NULL ORDER BY e.occurred_at DESC LIMIT 1),
-    (SELECT max(i.last_seen) FROM issues i WHERE i.project_id = ${projectId}))`;
 }

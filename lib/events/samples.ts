@@ -6,6 +6,7 @@
  */
 import { sql, type SelectQueryBuilder } from "kysely";
 import { sqlDb, type DB } from "@/lib/db/sql";
+import { lastEventAt } from "@/lib/events/last-event";
 import type { EventLevel } from "@/lib/events/schema";
 import { epochMs, inRanges, textArray, uuidArray, type PieceCountRow, type Range } from "@/lib/issues/window-counts";
 
@@ -29,32 +30,12 @@ export function eventCountsQuery(options: { projectIds: string[]; ranges: Range[
   return query.groupBy(["issue_id", "level"]) as SelectQueryBuilder<DB, "events", PieceCountRow>;
 }
 
-/**
- * The time of each project's latest event (null when it has none): one
- * probe of the (project, occurred_at) index each. Equal to the latest
- * last_seen of its issues, which is read instead when retention has deleted
- * every event (issues keep their last_seen). Not read from issues first: an
- * index on issues.last_seen would cost every ingest its HOT updates.
- */
+/** The time of each project's latest event (null when it has none), as lastEventAt. */
 export async function latestEventTimes(projectIds: string[]): Promise<Map<string, Date | null>> {
   if (projectIds.length === 0) return new Map();
   const rows = await sqlDb()
     .selectFrom(sql<{ id: string }>`unnest(${textArray(projectIds)})`.as<"p">(sql`p(id)`))
-    .select((eb) => [
-      "p.id",
-      eb.fn
-        .coalesce(
-          eb
-            .selectFrom("events as e")
-            .select("e.occurred_at")
-            .whereRef("e.project_id", "=", "p.id")
-            .where("e.occurred_at", "is not", null)
-            .orderBy("e.occurred_at", "desc")
-            .limit(1),
-          eb.selectFrom("issues as i").select((ib) => ib.fn.max("i.last_seen").as("last")).whereRef("i.project_id", "=", "p.id"),
-        )
-        .as("last"),
-    ])
+    .select((eb) => ["p.id", lastEventAt(eb.ref("p.id")).as("last")])
     .execute();
   return new Map(rows.map((r) => [r.id, r.last ? new Date(r.last) : null]));
 }

@@ -1,10 +1,10 @@
 import { z } from "zod";
 import type { FieldProblem } from "@/lib/http/errors";
 import { MAX_ID_CHARS, zodProblems } from "@/lib/http/input";
+import { EVENT_LEVELS, type EventLevel } from "@/lib/events/levels";
 import { MAX_TIME_MS, supportedTime, unixTimestampToMs } from "@/lib/events/time";
 
-export const EVENT_LEVELS = ["error", "warn", "info"] as const;
-export type EventLevel = (typeof EVENT_LEVELS)[number];
+export { EVENT_LEVELS, type EventLevel } from "@/lib/events/levels";
 
 export const MAX_MESSAGE_CHARS = 10_000;
 /** Levels a context may nest (the context object is level 1). */
@@ -110,8 +110,6 @@ export const eventInputSchema = z.strictObject(
   { error: (i) => (i.code === "unrecognized_keys" ? undefined : "Must be a JSON object (one event).") },
 );
 
-export type EventInput = z.infer<typeof eventInputSchema>;
-
 export const eventBatchSchema = z.strictObject(
   {
     events: z
@@ -155,8 +153,9 @@ export function validateEvent(input: unknown, prefix = "", { textChecked = false
   // and JSONB cannot store U+0000, and deep nesting is an abuse vector. The
   // event object itself is level 0: a context may nest MAX_DEPTH levels.
   // Paths are built only when something is wrong: building one per field
-  // of every event took 3.5% of the server's CPU on batches. The walk itself
-  // was a third of validating a 4 KB SDK event: skipped when the text vouches.
+  // of every event showed in the CPU profile, and the walk itself was a third
+  // of validating an SDK event: skipped when the text vouches
+  // (docs/performance.md#figures-behind-the-code).
   if (!textChecked && hasRawProblem(input, -1)) walk(input, -1, prefix.replace(/\.$/, ""), problems);
   const parsed = eventInputSchema.safeParse(input);
   if (!parsed.success) problems.push(...zodProblems(parsed.error.issues, { prefix: prefix.replace(/\.$/, "") }));

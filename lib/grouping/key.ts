@@ -330,8 +330,7 @@ function newestInAppFrame(stack: EventStack | null): StackFrame | undefined {
 
 // Hashes of recent grouping keys. A service sends the same few hundred keys
 // all day, and a SHA-256 through node:crypto (a new Hash object each time)
-// took about 4% of the server's CPU on batches of 100 (npm run
-// bench:profile with BENCH_BATCH=100). Bounded: emptied when full (by count
+// showed in the server's CPU profile (docs/performance.md#figures-behind-the-code). Bounded: emptied when full (by count
 // or by the characters held; a stack's key runs to a few kilobytes); longer
 // keys are not kept.
 const recentHashes = new Map<string, string>();

@@ -19,6 +19,7 @@ export type ErrorCode =
   | "internal";
 
 import type { RateLimitDecision } from "@/lib/http/rate-limit";
+import { plural, pluralWord } from "@/lib/text/plural";
 
 export type FieldProblem = { path: string; message: string };
 
@@ -91,7 +92,7 @@ export const errors = {
       detail ??
       (more > 0
         ? `The request has ${problems.length.toLocaleString("en-US")} problems; the first ${MAX_LISTED_PROBLEMS} are listed, ${more.toLocaleString("en-US")} more are not.`
-        : `The request has ${problems.length} invalid field${problems.length === 1 ? "" : "s"}.`);
+        : `The request has ${problems.length} invalid ${pluralWord(problems.length, "field")}.`);
     return new AppError(400, "validation_failed", text, { errors: listed });
   },
   unsupportedMediaType: () =>
@@ -125,7 +126,7 @@ export const errors = {
   /** 429 for a refused limiter decision (or a bare wait, for limits that advertise no budget). */
   rateLimited: (limit: RateLimitDecision | { retryAfterSeconds: number }) => {
     const seconds = "resetSeconds" in limit ? limit.resetSeconds : limit.retryAfterSeconds;
-    return new AppError(429, "rate_limited", `Too many requests. Retry after ${seconds} second${seconds === 1 ? "" : "s"}.`, {
+    return new AppError(429, "rate_limited", `Too many requests. Retry after ${plural(seconds, "second")}.`, {
       retryAfterSeconds: seconds,
       ...("resetSeconds" in limit ? { rateLimit: limit } : {}),
     });

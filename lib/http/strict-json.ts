@@ -7,8 +7,8 @@ import type { FieldProblem } from "@/lib/http/errors";
  * One linear pass over the text finds what JSON.parse would hide (duplicate
  * keys, numbers it would change, nesting past the limit), with each
  * problem's path; then JSON.parse builds the value (and judges the syntax).
- * About twice the cost of JSON.parse alone; a general-purpose lossless
- * parser measured 5 to 80 times.
+ * About twice the cost of JSON.parse alone, far less than a general-purpose
+ * lossless parser (docs/performance.md#figures-behind-the-code).
  */
 
 export const NUMBER_MESSAGE = "This number cannot be stored exactly (it is too large, too small or too precise for a double): send it as a string.";

@@ -1,5 +1,4 @@
-import { sql, type CompiledQuery, type Expression, type ExpressionBuilder, type RawBuilder, type SelectQueryBuilder, type SqlBool } from "kysely";
-import { Prisma } from "@/lib/db/client";
+import { sql, type Expression, type ExpressionBuilder, type RawBuilder, type SelectQueryBuilder, type SqlBool } from "kysely";
 import { settings } from "@/lib/config/settings";
 import { sqlDb, type DB } from "@/lib/db/sql";
 import { eventCountsQuery } from "@/lib/events/samples";
@@ -11,11 +10,6 @@ const DAY = 86_400_000;
 
 const ceilTo = (t: number, unit: number) => Math.ceil(t / unit) * unit;
 const floorTo = (t: number, unit: number) => Math.floor(t / unit) * unit;
-
-/** The minute `t` falls in. */
-export function floorMinute(t: Date): Date {
-  return new Date(floorTo(t.getTime(), MINUTE));
-}
 
 /** A half-open range [from, to) in unix ms; `to` Infinity: no upper bound. */
 export type Range = { from: number; to: number };
@@ -179,10 +173,8 @@ export type WindowOptions = { projectIds: string[]; since: Date; until: Date | n
  * several per issue and level, for the caller to sum. A sum of 0 means no
  * events in the window (a piece taken away cancelled its rows). The rows
  * are not summed per table first, nor keyed by project: one aggregate over
- * uuid and enum keys does the work of two (a 7-day window of 20 busy
- * projects sums 75,000 rows: 65 ms summed per table with the text project
- * id in the keys, 45 ms like this). A caller that needs the project joins
- * the issues.
+ * uuid and enum keys does the work of two (docs/performance.md#reads). A
+ * caller that needs the project joins the issues.
  */
 export function windowCountsQuery({ projectIds, since, until, issueIds, split }: WindowOptions): SelectQueryBuilder<DB, CountTable, PieceCountRow> {
   const pieces = splitWindow(since, until, split);
@@ -284,34 +276,4 @@ export async function dailyCountsByIssue(options: { projectIds: string[]; issueI
     .groupBy(["issue_id", "day"])
     .execute();
   return rows.map((r) => ({ issueId: r.issue_id, day: new Date(r.day), count: Number(r.n) }));
-}
-
-// --- For callers still on Prisma's raw SQL ------------------------------------
-
-/** A compiled Kysely query as a Prisma.Sql fragment with the same parameters. */
-function toPrismaSql(compiled: CompiledQuery): Prisma.Sql {
-  const parts = compiled.sql.split(/\$(\d+)/);
-  const strings: string[] = [];
-  const values: unknown[] = [];
-  for (let i = 0; i < parts.length; i += 2) {
-    strings.push(parts[i]!);
-    if (i + 1 < parts.length) values.push(compiled.parameters[Number(parts[i + 1]) - 1]);
-  }
-  return new Prisma.Sql(strings, values as Prisma.Sql["values"]);
-}
-
-/**
- * windowCountsQuery as a parenthesised Prisma.Sql subquery.
- * @deprecated for the callers not yet on Kysely (lib/issues/service.ts); use windowCountsQuery.
- */
-export function windowCountsSql(options: WindowOptions): Prisma.Sql {
-  return Prisma.sql`(${toPrismaSql(windowCountsQuery(options).compile())})`;
-}
-
-/**
- * bucketCountsQuery as Prisma.Sql (a bounded range).
- * @deprecated for the callers not yet on Kysely (lib/issues/service.ts, lib/events/histogram.ts); use bucketCountsQuery.
- */
-export function bucketCountsSql(options: Omit<BucketOptions, "end"> & { end: Date }): Prisma.Sql {
-  return toPrismaSql(bucketCountsQuery(options).compile());
 }

@@ -102,8 +102,6 @@ async function readWorkflows(db: Kysely<DB>, projectId: string, issueIds: string
     .execute();
 }
 
-// `= ANY($1::uuid[])`: one parameter whatever the number of ids.
-const eb_any = (ids: string[]) => sql<string>`ANY(${ids}::uuid[])`;
 
 /** One issue's workflow state (for its page and GET), or 404. */
 export async function getIssueWorkflow(access: ProjectAccess, issueId: string): Promise<IssueWorkflowView> {

@@ -6,6 +6,7 @@ import { sha256Hex } from "@/lib/crypto/hash";
 import { decryptApiKey, encryptApiKey } from "@/lib/keys/crypto";
 import { generateApiKey, generatePublicKey, isWellFormedApiKey, isWellFormedPublicKey, KEY_LENGTH, PUBLIC_KEY_LENGTH } from "@/lib/keys/format";
 import { logger } from "@/lib/log";
+import { lockProjectInPrismaTransaction } from "@/lib/projects/lock";
 import { fromSettings, settings } from "@/lib/config/settings";
 import { addressBlock } from "@/lib/http/client-address";
 import { consumeRateLimit, countAgainstRateLimit, createRateLimit, peekRateLimit, refundRateLimit } from "@/lib/http/rate-limit";
@@ -271,7 +272,7 @@ export async function readOrCreatePublicKey(projectId: string): Promise<string |
   const existing = await readProjectKey(projectId, "public");
   if (existing) return existing;
   const made = await prisma.$transaction(async (tx) => {
-    await tx.$executeRaw`SELECT 1 FROM projects WHERE id = ${projectId} FOR NO KEY UPDATE`;
+    await lockProjectInPrismaTransaction(tx, projectId);
     // One sealed under another TELLTALE_SECRET: rotating it is the owner's call.
     if ((await tx.apiKey.count({ where: { projectId, kind: "public", revokedAt: null } })) > 0) return null;
     return createProjectKey(tx, projectId, "public");

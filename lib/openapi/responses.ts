@@ -271,7 +271,8 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 type Assert<T extends true> = T;
 type Out<S extends z.ZodType> = z.output<S>;
 type Result<F extends (...args: never[]) => unknown> = Awaited<ReturnType<F>>;
-export type Checks = [
+// Unused on purpose: the compiler checks it (a name with `_` is not reported unused).
+type _Checks = [
   Assert<Same<Out<typeof problemSchema>, ProblemBody>>,
   Assert<Same<Out<typeof eventAcceptedSchema>, Result<typeof ingestEvent>["body"]>>,
   Assert<Same<Out<typeof batchAcceptedSchema>, Result<typeof ingestEventBatch>["body"]>>,

@@ -11,6 +11,7 @@ import {
 import { supportedTime } from "@/lib/events/time";
 import { MAX_QUOTED_REJECTIONS, MAX_RECORD_ATTRIBUTES, MAX_RECORD_CONTEXT_CHARS } from "@/lib/otlp/limits";
 import { setKey, type OtlpAttributes, type OtlpLogRecord, type OtlpLogsRequest, type OtlpScope, type OtlpValue } from "@/lib/otlp/model";
+import { pluralWord } from "@/lib/text/plural";
 
 /** One log record as a Telltale event, release, environment, tags and user filled from OpenTelemetry's conventions. */
 export type OtlpEvent = ValidEvent;
@@ -45,7 +46,7 @@ function rejectionMessage(rejected: number, total: number, reasons: string[]): s
   if (rejected === 0) return "";
   const more = rejected - reasons.length;
   // Each reason is a sentence ending with a period.
-  return `${rejected} of ${total} log record${total === 1 ? "" : "s"} rejected; the others were stored. ${reasons.join(" ")}${more > 0 ? ` (${more} more not listed.)` : ""}`;
+  return `${rejected} of ${total} ${pluralWord(total, "log record")} rejected; the others were stored. ${reasons.join(" ")}${more > 0 ? ` (${more} more not listed.)` : ""}`;
 }
 
 // ---- The parts shared by the records of one resource and one scope (mapped and checked once) ----

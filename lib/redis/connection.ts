@@ -118,11 +118,6 @@ function current(): Shared | null {
   return state.__telltaleRedis ?? null;
 }
 
-/** Whether REDIS_URL is set (whatever Redis's state). */
-export function redisConfigured(): boolean {
-  return Boolean(settings().redis.url);
-}
-
 /**
  * The command connection when it is up, else null: callers then use their
  * in-process state without waiting. Also opens it on first use.

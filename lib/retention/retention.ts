@@ -10,18 +10,12 @@ const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;
 
 /**
- * Rows per statement. Each batch is one short autocommit statement (tens of
- * milliseconds), so ingestion never waits long on a row lock and no
- * transaction holds back vacuum; large enough that the round trip and commit
- * are a small part of each.
+ * Rows per statement. Each batch is one short autocommit statement, so
+ * ingestion never waits long on a row lock and no transaction holds back
+ * vacuum; large enough that the round trip and commit are a small part of
+ * each. Small steps with pauses three times their length (pauseRatio) are
+ * what ingestion did not notice (docs/performance.md#figures-behind-the-code).
  */
-// Small steps with pauses between them (pauseRatio): at 5,000 rows a step and
-// no pause, ingestion's p99 went from 65 to 99 ms while 5 million events were
-// deleted; at 1,000 and a pause as long as each step, 72 to 79 ms (npm run
-// bench:retention), at a third of the speed. On a busier 2-core host, a pause
-// as long as the step still cost ingestion a fifth of its throughput (p99 48
-// -> 55 ms, 184 s); three times as long, nothing measurable (1,159 -> 1,130
-// requests/s, p99 53 -> 44 ms: the host's own noise), in 384 s.
 export const DEFAULT_RETENTION_BATCH_SIZE = 1_000;
 
 const MAX_CONFLICT_RETRIES = 3;

@@ -1,17 +1,20 @@
 import { createHash } from "node:crypto";
 import type { EventLevel } from "@/lib/events/schema";
-import { MAX_FINGERPRINT_PART_CHARS, MAX_FINGERPRINT_PARTS, MAX_MESSAGE_CHARS } from "@/lib/events/schema";
-import { supportedTime, unixTimestampToMs } from "@/lib/events/time";
-import { defineValue, storableText } from "@/lib/sentry/storable";
 import {
   MAX_ENVIRONMENT_CHARS,
+  MAX_FINGERPRINT_PART_CHARS,
+  MAX_FINGERPRINT_PARTS,
+  MAX_MESSAGE_CHARS,
   MAX_RELEASE_CHARS,
   MAX_TAG_KEY_CHARS,
   MAX_TAG_VALUE_CHARS,
   MAX_TAGS,
   MAX_USER_FIELD_CHARS,
-  type EventUser,
-} from "@/lib/sentry/types";
+} from "@/lib/events/schema";
+import { supportedTime, unixTimestampToMs } from "@/lib/events/time";
+import { defineValue, storableText } from "@/lib/sentry/storable";
+import type { EventUser } from "@/lib/sentry/types";
+import { plural } from "@/lib/text/plural";
 
 /**
  * The contract's fields from what Sentry SDKs send: each reader takes any
@@ -130,7 +133,7 @@ export function mapTags(value: unknown, notes: Notes): { tags: Record<string, st
   if (badKeys) notes.push(`tags: ${badKeys} dropped (key empty or longer than ${MAX_TAG_KEY_CHARS} characters)`);
   if (badValues) notes.push(`tags: ${badValues} dropped (value empty, null or not text)`);
   if (overflow) notes.push(`tags: ${overflow} dropped (more than ${MAX_TAGS})`);
-  if (truncated) notes.push(`tags: ${truncated} value${truncated === 1 ? "" : "s"} truncated to ${MAX_TAG_VALUE_CHARS} characters`);
+  if (truncated) notes.push(`tags: ${plural(truncated, "value")} truncated to ${MAX_TAG_VALUE_CHARS} characters`);
   return { tags: kept > 0 ? tags : null, dropped: Object.keys(dropped).length > 0 ? dropped : null };
 }
 

@@ -16,6 +16,7 @@ import {
 import { boundedJson, defineValue, makeStorable, type StorableReport } from "@/lib/sentry/storable";
 import { fitEvent, recordNotes } from "@/lib/sentry/trim";
 import { MAX_BREADCRUMBS, type MappedEvent, type MappingContext, type SentryEvent } from "@/lib/sentry/types";
+import { plural } from "@/lib/text/plural";
 
 /**
  * One Sentry event payload (an envelope's `event` item, or a store body)
@@ -120,8 +121,8 @@ function isEmpty(value: unknown): boolean {
 }
 
 export function storableNotes(report: StorableReport, notes: Notes): void {
-  if (report.textFixed) notes.push(`text: ${report.textFixed} string${report.textFixed === 1 ? "" : "s"} of the context with NUL characters or lone surrogates repaired (U+FFFD)`);
-  if (report.cut) notes.push(`nesting: ${report.cut} value${report.cut === 1 ? "" : "s"} deeper than 32 levels replaced by "[Object]" or "[Array]"`);
+  if (report.textFixed) notes.push(`text: ${plural(report.textFixed, "string")} of the context with NUL characters or lone surrogates repaired (U+FFFD)`);
+  if (report.cut) notes.push(`nesting: ${plural(report.cut, "value")} deeper than 32 levels replaced by "[Object]" or "[Array]"`);
 }
 
 /** `{values: [...]}` (or the bare array older SDKs send), each value an object with a stacktrace of object frames. */

@@ -6,9 +6,10 @@
  * (lib/sentry/json.ts); integers past 2^53 and non-finite numbers given in
  * code become text too.
  */
+import { MAX_DEPTH } from "@/lib/events/schema";
 
-/** Levels a context may nest, the context object itself being level 1 (as the native rule). */
-export const MAX_CONTEXT_DEPTH = 32;
+/** Levels a context may nest, the context object itself being level 1: the native API's rule. */
+const MAX_CONTEXT_DEPTH = MAX_DEPTH;
 
 /** What replaces a NUL character or a lone surrogate. */
 const REPLACEMENT = "\uFFFD";

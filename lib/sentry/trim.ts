@@ -1,5 +1,6 @@
 import { isRecord, type Notes } from "@/lib/sentry/fields";
 import { MAX_EVENT_BYTES, type MappedEvent } from "@/lib/sentry/types";
+import { plural } from "@/lib/text/plural";
 
 /**
  * Fitting an event into 1 MiB (SPEC: "breadcrumbs, then frames in the
@@ -74,7 +75,7 @@ export function fitEvent(event: MappedEvent, notes: Notes, payloadBytes?: number
   }
   const stacksCut = originalLength;
   if (framesDropped > 0) {
-    notes.push(`frames: ${framesDropped} dropped from the middle of ${stacksCut.size} stack${stacksCut.size === 1 ? "" : "s"}`);
+    notes.push(`frames: ${framesDropped} dropped from the middle of ${plural(stacksCut.size, "stack")}`);
     if (size <= target) return;
   }
 
@@ -101,7 +102,7 @@ export function fitEvent(event: MappedEvent, notes: Notes, payloadBytes?: number
   // 4. Last resort: long strings, then whole entries of the context, largest first.
   const cut = truncateStrings(context);
   if (cut > 0) {
-    notes.push(`text: ${cut} string${cut === 1 ? "" : "s"} longer than ${LONG_STRING_CHARS} characters truncated`);
+    notes.push(`text: ${plural(cut, "string")} longer than ${LONG_STRING_CHARS} characters truncated`);
     size = eventBytes(event);
     if (size <= target) return;
   }

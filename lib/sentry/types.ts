@@ -25,14 +25,6 @@ export type MappingContext = {
   clientAddress?: string | null;
 };
 
-/** Limits of the contract's fields (SPEC "Releases, environments and tags"). */
-export const MAX_RELEASE_CHARS = 200;
-export const MAX_ENVIRONMENT_CHARS = 64;
-export const MAX_TAGS = 50;
-export const MAX_TAG_KEY_CHARS = 32;
-export const MAX_TAG_VALUE_CHARS = 200;
-/** User fields have no limit of their own in the contract; this one keeps them to tag size. */
-export const MAX_USER_FIELD_CHARS = 200;
 /** A stored event, serialized, at most (SPEC: "1 MiB per event"); bigger ones are trimmed. */
 export const MAX_EVENT_BYTES = 1024 * 1024;
 /** Breadcrumbs kept per event, the most recent (SPEC). */

@@ -9,7 +9,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chromium, type Browser } from "playwright-core";
+import { chromium, type Browser } from "@playwright/test";
 import { freePort } from "@/tests/helpers/free-port";
 import { signIn, startDev, stopDev, type Dev } from "@/tests/helpers/dev-server";
 

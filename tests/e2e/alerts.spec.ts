@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { startWebhookReceiver } from "../helpers/webhook-receiver";
+import { startWebhookReceiver } from "@/tests/helpers/webhook-receiver";
 import { mailsTo, decodeQuotedPrintable } from "./support/mailbox";
 import { createProject, sendEvents } from "./support/projects";
 import { screenshot, signInNewUser, watchReactErrors } from "./support/session";

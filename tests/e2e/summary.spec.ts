@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
-import { startFakeOpenAI, truthfulAnswerTo, type FakeOpenAI } from "../helpers/fake-openai";
+import { startFakeOpenAI, truthfulAnswerTo, type FakeOpenAI } from "@/tests/helpers/fake-openai";
 import { createProject, sendBatch, ago, HOUR } from "./support/projects";
 import { screenshot, signInNewUser, watchReactErrors } from "./support/session";
 

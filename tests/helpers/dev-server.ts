@@ -4,7 +4,6 @@
  * as the defaults are), and signed in through the dev mail log.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import path from "node:path";
 
 // Tests and scripts run from the project root.
 const ROOT = process.cwd();

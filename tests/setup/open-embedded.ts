@@ -3,7 +3,7 @@
  * given as argv[2]. Prints {"ok":true,"url"} and keeps serving until stdin
  * closes, or prints {"ok":false,"name","message"} and exits 3.
  */
-import { startEmbeddedPostgres } from "../../tools/db/embedded";
+import { startEmbeddedPostgres } from "@/tools/db/embedded";
 
 async function main() {
   try {

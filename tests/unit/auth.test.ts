@@ -1,5 +1,5 @@
 import { stubEnv, unstubEnvs } from "@/tests/helpers/env";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { assertSameOrigin } from "@/lib/auth/same-origin";
 import { sessionTokenFromCookieHeader } from "@/lib/auth/cookies";
 import { requireSessionUser } from "@/lib/auth/session";

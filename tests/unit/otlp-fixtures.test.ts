@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { encodeOtlpLogsResponse, otlpFormatOf, parseOtlpLogs, type OtlpEvent } from "@/lib/otlp/logs";
-import { loadOtlpFixture, loadOtlpFixtures } from "../fixtures/otlp/load";
+import { loadOtlpFixture, loadOtlpFixtures } from "@/tests/fixtures/otlp/load";
 
 // The requests the real clients sent (tests/fixtures/otlp/capture.ts made them).
 const STACK = [

@@ -4,8 +4,8 @@ import { MAX_DEPTH } from "@/lib/events/schema";
 import { AppError } from "@/lib/http/errors";
 import { MAX_JSON_DEPTH, MAX_JSON_VALUES, MAX_LOG_RECORDS, MAX_OTLP_BODY_BYTES, MAX_PROTOBUF_MESSAGES } from "@/lib/otlp/limits";
 import { parseOtlpLogs, type OtlpFormat, type OtlpLogsResult } from "@/lib/otlp/logs";
-import { loadOtlpFixtures } from "../fixtures/otlp/load";
-import { jsonBody, protobufBody, request, type JsonAnyValue, type JsonKeyValue, type JsonLogRecord } from "../fixtures/otlp/requests";
+import { loadOtlpFixtures } from "@/tests/fixtures/otlp/load";
+import { jsonBody, protobufBody, request, type JsonAnyValue, type JsonKeyValue, type JsonLogRecord } from "@/tests/fixtures/otlp/requests";
 
 /**
  * Hostile input: every body gets a defined outcome, a result or an AppError

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { AppError } from "@/lib/http/errors";
 import { quoteUnsafeIntegers } from "@/lib/otlp/decode-json";
 import { otlpFormatOf, parseOtlpLogs, type OtlpLogsResult } from "@/lib/otlp/logs";
-import { jsonBody } from "../fixtures/otlp/requests";
+import { jsonBody } from "@/tests/fixtures/otlp/requests";
 
 const parseText = (text: string): OtlpLogsResult => parseOtlpLogs(new TextEncoder().encode(text), "json", "p");
 const parseJson = (value: unknown): OtlpLogsResult => parseOtlpLogs(jsonBody(value), "json", "p");

@@ -3,7 +3,7 @@ import { MAX_DEPTH, MAX_MESSAGE_CHARS } from "@/lib/events/schema";
 import { MAX_RECORD_ATTRIBUTES } from "@/lib/otlp/limits";
 import { parseOtlpLogs, type OtlpEvent, type OtlpLogsResult } from "@/lib/otlp/logs";
 import { levelOf } from "@/lib/otlp/map";
-import { attrs, jsonBody, protobufBody, request, type JsonAnyValue, type JsonLogRecord, type JsonRequest } from "../fixtures/otlp/requests";
+import { attrs, jsonBody, protobufBody, request, type JsonAnyValue, type JsonLogRecord, type JsonRequest } from "@/tests/fixtures/otlp/requests";
 
 /** Parses the request as protobuf and as JSON; both must agree, and the protobuf result is returned. */
 function parseBoth(req: JsonRequest): OtlpLogsResult {

@@ -21,7 +21,6 @@ const store = (text: string | Buffer): SentryIngest => {
 };
 const one = (text: string | Buffer) => store(text).events[0]!.event;
 const contextOf = (text: string | Buffer) => one(text).context as Record<string, any>;
-const notesOf = (text: string | Buffer) => (contextOf(text)._telltale?.trimmed ?? []) as string[];
 
 describe("text the store refuses is repaired, not refused", () => {
   it("NUL characters, in values and keys, become U+FFFD", () => {

@@ -12,7 +12,6 @@ const map = (payload: Record<string, unknown>, extra: Partial<Parameters<typeof 
 };
 const event = (payload: Record<string, unknown>) => map(payload).event;
 const context = (payload: Record<string, unknown>) => event(payload).context as Record<string, any>;
-const trimmed = (payload: Record<string, unknown>) => (context(payload)._telltale?.trimmed ?? []) as string[];
 
 describe("level", () => {
   it.each([

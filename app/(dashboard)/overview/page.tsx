@@ -6,11 +6,10 @@ import { RoleBadge } from "@/components/role-badge";
 import { SummaryPanel } from "@/components/summary-panel";
 import { projectHealthForUser } from "@/lib/projects/health";
 import { listProjectsForUser } from "@/lib/projects/service";
-import { requireUser } from "../session";
+import { requireUser } from "@/app/(dashboard)/session";
+import { plural } from "@/lib/text/plural";
 
 export const metadata: Metadata = { title: "Overview" };
-
-const numberFormat = new Intl.NumberFormat("en-US");
 
 /** Everything the user can see at once: how each project did in the last day, and an AI summary across them. */
 export default async function OverviewPage() {
@@ -27,7 +26,7 @@ export default async function OverviewPage() {
         <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">
           {projects.length === 0
             ? "You are not in any project yet."
-            : `${numberFormat.format(events)} event${events === 1 ? "" : "s"} (${numberFormat.format(errors)} error${errors === 1 ? "" : "s"}) in the last 24 hours across ${projects.length} project${projects.length === 1 ? "" : "s"}.`}
+            : `${plural(events, "event")} (${plural(errors, "error")}) in the last 24 hours across ${plural(projects.length, "project")}.`}
         </p>
       </div>
 

@@ -12,7 +12,7 @@ import { createProject } from "@/lib/projects/create-project";
 import { createProjectBodySchema } from "@/lib/projects/schemas";
 import { rotateKeyQuerySchema } from "@/lib/projects/schemas";
 import { revealApiKey, rotateKeyAsOwner } from "@/lib/projects/service";
-import { siteOrigin } from "../session";
+import { siteOrigin } from "@/app/(dashboard)/session";
 
 /** Creates a project owned by the caller and hands its key to the form, once. */
 export const createProjectAction = sessionAction(createProjectBodySchema, async ({ user, input }): Promise<CreateProjectState> => {

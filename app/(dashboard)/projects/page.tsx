@@ -12,7 +12,7 @@ import { maskApiKey } from "@/lib/keys/format";
 import { DsnPanel } from "@/components/dsn-panel";
 import { readProjectDsns } from "@/lib/projects/dsn";
 import { listProjectsForUser } from "@/lib/projects/service";
-import { requireUser, siteOrigin } from "../session";
+import { requireUser, siteOrigin } from "@/app/(dashboard)/session";
 import { acceptInvitationByIdAction, createProjectAction, revealKeyAction, rotateKeyAction } from "./actions";
 
 export const metadata: Metadata = { title: "Projects" };

@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import Link from "next/link";
 import { AuthCard } from "@/components/auth-card";
 import { buttonClass } from "@/components/button";
 import { currentUser } from "@/lib/auth/caller";
@@ -36,9 +37,9 @@ export default async function InvitationPage({ params }: { params: Promise<{ tok
           {preview.status === "accepted" && (
             <p>
               If you accepted it, sign in with {preview.email} and open the project from{" "}
-              <a className="font-medium underline" href="/projects">
+              <Link className="font-medium underline" href="/projects">
                 your projects
-              </a>
+              </Link>
               .
             </p>
           )}

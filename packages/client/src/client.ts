@@ -391,13 +391,12 @@ class Client implements TelltaleClient {
 
   private sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const timer = this.clock.setTimeout(done, ms, this.waiters.size > 0);
-      const self = this;
-      function done() {
-        self.clock.clearTimeout(timer);
-        self.wakeRetry = null;
+      const done = (): void => {
+        this.clock.clearTimeout(timer);
+        this.wakeRetry = null;
         resolve();
-      }
+      };
+      const timer = this.clock.setTimeout(done, ms, this.waiters.size > 0);
       this.wakeRetry = done;
     });
   }

@@ -20,7 +20,6 @@ export type WinstonTransportOptions = Partial<ClientOptions> &
 
 const LEVEL = Symbol.for("level");
 const SPLAT = Symbol.for("splat");
-// eslint-disable-next-line no-control-regex
 const ANSI = /\u001b\[[0-9;]*m/g;
 const ERROR_NAMES = new Set(["error", "emerg", "alert", "crit", "fatal"]);
 const WARN_NAMES = new Set(["warn", "warning"]);

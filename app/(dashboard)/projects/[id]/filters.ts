@@ -4,24 +4,17 @@ import type { IssueFilterValues } from "@/components/issue-filters";
 import { cursorParamSchema, levelsParamSchema, MAX_SEARCH_CHARS, searchTextSchema, tagFiltersParamSchema, type TagFilter } from "@/lib/events/filters";
 import type { EventLevel } from "@/lib/events/schema";
 import { supportedTime } from "@/lib/events/time";
+import { DEFAULT_RANGE, RANGES, TIME_RANGES, type Range } from "@/lib/events/time-ranges";
 import { knownTimeZone, wallTimeToUtc } from "@/lib/events/wall-time";
 import { ISSUE_SORTS, ISSUE_STATUSES, issuesQuerySchema, type IssueSort, type IssueStatus } from "@/lib/issues/filters";
 
 type SearchParams = Record<string, string | string[] | undefined>;
 
-/** The periods a page offers, as URL values. */
-export const RANGES = ["1h", "24h", "7d", "30d"] as const;
-export type Range = (typeof RANGES)[number];
-const RANGE_MS: Record<string, number> = { "1h": 3_600_000, "24h": 86_400_000, "7d": 7 * 86_400_000, "30d": 30 * 86_400_000 };
-export const DEFAULT_RANGE = "24h";
+export { DEFAULT_RANGE, RANGES, type Range } from "@/lib/events/time-ranges";
+const RANGE_MS = Object.fromEntries(RANGES.map((r) => [r, TIME_RANGES[r].ms])) as Record<string, number>;
 
 /** "the last 24 hours": how a page names a period in a sentence. */
-export const RANGE_PHRASES: Record<Range, string> = {
-  "1h": "the last hour",
-  "24h": "the last 24 hours",
-  "7d": "the last 7 days",
-  "30d": "the last 30 days",
-};
+export const RANGE_PHRASES = Object.fromEntries(RANGES.map((r) => [r, TIME_RANGES[r].phrase])) as Record<Range, string>;
 
 function isRange(value: string): value is Range {
   return (RANGES as readonly string[]).includes(value);

@@ -2,7 +2,7 @@ import Link from "next/link";
 import { ProjectTabs } from "@/components/project-tabs";
 import { RoleBadge } from "@/components/role-badge";
 import { TimeZoneToggle } from "@/components/time-zone-toggle";
-import { projectAccess } from "../../session";
+import { projectAccess } from "@/app/(dashboard)/session";
 
 export default async function ProjectLayout({ children, params }: { children: React.ReactNode; params: Promise<{ id: string }> }) {
   const { id } = await params;

@@ -15,11 +15,11 @@ import { ISSUE_STATUSES } from "@/lib/issues/filters";
 import { listProjectIssues } from "@/lib/issues/service";
 import { assignableMembers } from "@/lib/issues/workflow";
 import type { ProjectAccess } from "@/lib/auth/access";
-import { projectAccess, siteOrigin } from "../../../session";
-import { revealKeyAction } from "../../actions";
-import { setIssueStatusAction } from "../actions";
-import { bulkChangeIssuesAction } from "../issues/workflow-actions";
-import { DEFAULT_RANGE, issueQueryString, parseIssueQuery, RANGE_PHRASES, RANGES, type IssueQuery } from "../filters";
+import { projectAccess, siteOrigin } from "@/app/(dashboard)/session";
+import { revealKeyAction } from "@/app/(dashboard)/projects/actions";
+import { setIssueStatusAction } from "@/app/(dashboard)/projects/[id]/actions";
+import { bulkChangeIssuesAction } from "@/app/(dashboard)/projects/[id]/issues/workflow-actions";
+import { DEFAULT_RANGE, issueQueryString, parseIssueQuery, RANGE_PHRASES, RANGES, type IssueQuery } from "@/app/(dashboard)/projects/[id]/filters";
 
 type Props = { params: Promise<{ id: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
 

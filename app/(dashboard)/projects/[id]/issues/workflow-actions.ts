@@ -8,6 +8,7 @@ import { addIssueComment } from "@/lib/issues/activities";
 import { issueParamsSchema } from "@/lib/issues/filters";
 import { changeIssue, changeIssues } from "@/lib/issues/workflow";
 import { bulkIssueChangeBodySchema, commentBodySchema, issueChangeBodySchema, workflowFormFields, workflowFormToBody } from "@/lib/issues/workflow-schemas";
+import { plural } from "@/lib/text/plural";
 
 // The issue workflow's forms (components/issues/workflow-*.tsx): the same
 // changes as PATCH /api/projects/:id/issues[/:issueId], by any member.
@@ -34,7 +35,7 @@ export const bulkChangeIssuesAction = projectAction(
   async ({ access, input }) => {
     const { issueIds, change } = parseInput(bulkIssueChangeBodySchema, { issueIds: input.issueIds.split(",").filter(Boolean), ...workflowFormToBody(input) });
     const { issues } = await changeIssues(access, issueIds, change);
-    return done(access.projectId, `${issues.length} issue${issues.length === 1 ? "" : "s"} updated.`);
+    return done(access.projectId, `${plural(issues.length, "issue")} updated.`);
   },
 );
 

@@ -14,8 +14,8 @@ import { listProjectInvitations, type ProjectInvitation } from "@/lib/invitation
 import { listMembers } from "@/lib/projects/members";
 import { getProjectDetails } from "@/lib/projects/service";
 import { droppedItemTotals } from "@/lib/sentry/dropped-items";
-import { projectAccess, siteOrigin } from "../../../session";
-import { rotateKeyAction } from "../../actions";
+import { projectAccess, siteOrigin } from "@/app/(dashboard)/session";
+import { rotateKeyAction } from "@/app/(dashboard)/projects/actions";
 import { createAlertRuleAction, deleteAlertRuleAction, resumeAlertRuleAction, sendTestAlertAction } from "./alert-actions";
 import { changeRoleAction, deleteProjectAction, inviteAction, removeMemberAction, revokeInvitationAction, updateAllowedOriginsAction } from "./actions";
 

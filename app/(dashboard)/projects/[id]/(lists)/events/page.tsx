@@ -10,9 +10,10 @@ import { SummaryPanel } from "@/components/summary-panel";
 import { eventHistogram } from "@/lib/events/histogram";
 import { listProjectEvents } from "@/lib/events/list";
 import { projectHasEvents } from "@/lib/issues/totals";
-import { projectAccess, siteOrigin } from "../../../../session";
-import { revealKeyAction } from "../../../actions";
-import { eventQueryString, parseEventQuery } from "../../filters";
+import { projectAccess, siteOrigin } from "@/app/(dashboard)/session";
+import { revealKeyAction } from "@/app/(dashboard)/projects/actions";
+import { eventQueryString, parseEventQuery } from "@/app/(dashboard)/projects/[id]/filters";
+import { pluralWord } from "@/lib/text/plural";
 
 type Props = { params: Promise<{ id: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
 
@@ -59,7 +60,7 @@ export default async function ProjectEventsPage({ params, searchParams }: Props)
           <p className="text-sm text-zinc-500 dark:text-zinc-400">
             {page.events.length === 0
               ? "No events match."
-              : `${page.events.length}${page.nextCursor ? "+" : ""} event${page.events.length === 1 ? "" : "s"}${query.cursor ? " (older page)" : ""}, newest first`}
+              : `${page.events.length}${page.nextCursor ? "+" : ""} ${pluralWord(page.events.length, "event")}${query.cursor ? " (older page)" : ""}, newest first`}
           </p>
           {live && (
             <NewEventsNotice

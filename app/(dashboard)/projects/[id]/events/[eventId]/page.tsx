@@ -10,7 +10,7 @@ import { LocalTime } from "@/components/local-time";
 import { uuidParamSchema } from "@/lib/events/filters";
 import { getProjectEvent } from "@/lib/events/list";
 import { AppError } from "@/lib/http/errors";
-import { projectAccess, siteOrigin } from "../../../../session";
+import { projectAccess, siteOrigin } from "@/app/(dashboard)/session";
 
 type Props = { params: Promise<{ id: string; eventId: string }> };
 

@@ -25,9 +25,9 @@ import { issueParamsSchema } from "@/lib/issues/filters";
 import { issueChart } from "@/lib/issues/chart-window";
 import { getIssueDetails } from "@/lib/issues/issue-details";
 import { issueWorkflowPageData } from "@/lib/issues/workflow";
-import { projectAccess } from "../../../../session";
-import { changeIssueAction, commentIssueAction } from "../workflow-actions";
-import { DEFAULT_RANGE, eventPageCursor, eventTagFilters, issuePeriod, RANGE_PHRASES, RANGES, type Range } from "../../filters";
+import { projectAccess } from "@/app/(dashboard)/session";
+import { changeIssueAction, commentIssueAction } from "@/app/(dashboard)/projects/[id]/issues/workflow-actions";
+import { DEFAULT_RANGE, eventPageCursor, eventTagFilters, issuePeriod, RANGE_PHRASES, RANGES, type Range } from "@/app/(dashboard)/projects/[id]/filters";
 
 type SearchParams = Record<string, string | string[] | undefined>;
 type Props = { params: Promise<{ id: string; issueId: string }>; searchParams: Promise<SearchParams> };
