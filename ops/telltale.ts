@@ -16,6 +16,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { z } from "zod";
+import { adoptDevServerPort } from "@/lib/config/dev-server";
 import { loadEnvFiles } from "@/lib/config/load-env";
 import { projectNameSchema } from "@/lib/projects/schemas";
 import { plural } from "@/lib/text/plural";
@@ -97,7 +98,9 @@ const COMMANDS: Record<string, Command> = {
 };
 
 async function main(argv: string[]): Promise<number> {
-  loadEnvFiles((process.env.NODE_ENV === "production" ? "production" : "development"));
+  const production = process.env.NODE_ENV === "production";
+  loadEnvFiles(production ? "production" : "development");
+  if (!production) adoptDevServerPort();
   const [group, command, ...rest] = argv;
   if (group === "signin-link") return signInLink(argv.slice(1));
   if (group === "retention") return retention(argv.slice(1));

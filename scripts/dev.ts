@@ -12,6 +12,7 @@
 import { createRequire } from "node:module";
 import path from "node:path";
 import { loadDevSecrets } from "@/lib/config/dev-secrets";
+import { recordDevServerPort } from "@/lib/config/dev-server";
 import { ensureDatabase, runChildWithDatabase } from "@/tools/db/ensure";
 import { loadEnvFiles } from "@/lib/config/load-env";
 import { settings, settingsProblems } from "@/lib/config/settings";
@@ -32,6 +33,7 @@ async function main(): Promise<void> {
 
   const next = createRequire(import.meta.url).resolve("next/dist/bin/next");
   const port = String(settings().port);
+  recordDevServerPort(settings().port);
   await runChildWithDatabase(db, process.execPath, [next, "dev", "--port", port, ...process.argv.slice(2)], { ...process.env, NEXT_TELEMETRY_DISABLED: "1" });
 }
 
