@@ -5,6 +5,7 @@ import { lockUser } from "@/lib/auth/users";
 import { errors } from "@/lib/http/errors";
 import { createProjectKey } from "@/lib/keys/service";
 import { createDefaultAlertRules } from "@/lib/alerts/rules";
+import { findOwnedProjectByName } from "@/lib/projects/operator";
 
 export type CreatedProject = { id: string; name: string; apiKey: string };
 
@@ -13,7 +14,8 @@ export type CreatedProject = { id: string; name: string; apiKey: string };
  * error issues and regressions, by email to the owner); `ownerId` becomes its owner. A
  * user owns at most MAX_PROJECTS_PER_USER projects (409 past that): the
  * count is taken again under the owner's row lock, so concurrent creations
- * by one person are counted one after another.
+ * by one person are counted one after another. A new project may not take
+ * the name of one its owner already has (409), as the operator CLI says.
  */
 export async function createProject(ownerId: string, name: string): Promise<CreatedProject> {
   const limit = settings().limits.projectsPerUser;
@@ -22,6 +24,9 @@ export async function createProject(ownerId: string, name: string): Promise<Crea
   return transaction("project creation", async (tx) => {
     await lockUser(tx, ownerId);
     assertBelowCap(await countOwnedProjects(ownerId, tx), limit);
+    // Under the same lock, so two concurrent creations cannot both take the name.
+    const sameName = await findOwnedProjectByName(ownerId, name, tx);
+    if (sameName) throw errors.conflict(`You already own a project named "${sameName.name}". Give this one another name.`);
     const project = await tx.project.create({ data: { name }, select: { id: true, name: true } });
     await addMembership(tx, { projectId: project.id, userId: ownerId, role: "owner" });
     const apiKey = await createProjectKey(tx, project.id);

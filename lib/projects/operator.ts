@@ -43,8 +43,8 @@ export async function findProjectByRef(ref: string): Promise<{ id: string; numbe
 }
 
 /** The project that this user owns under this name (compared without case), if any. */
-export async function findOwnedProjectByName(ownerId: string, name: string): Promise<{ id: string; name: string } | null> {
-  return prisma.project.findFirst({
+export async function findOwnedProjectByName(ownerId: string, name: string, db: Pick<typeof prisma, "project"> = prisma): Promise<{ id: string; name: string } | null> {
+  return db.project.findFirst({
     where: { name: { equals: name, mode: "insensitive" }, memberships: { some: { userId: ownerId, role: "owner" } } },
     orderBy: { createdAt: "asc" },
     select: { id: true, name: true },

@@ -136,6 +136,19 @@ describe("POST /api/projects", () => {
     }
   });
 
+  it("409 for a name the owner already has (ignoring case, also when sent at once); another person may use it", async () => {
+    const { cookie } = await createUserWithSession();
+    const create = (name: string, as = cookie) => callRoute(projectsRoute.POST, apiRequest("/api/projects", { method: "POST", cookie: as, body: { name } }));
+    expect((await create("Checkout")).status).toBe(201);
+    const again = await create("checkout");
+    expect([again.status, again.body.code]).toEqual([409, "conflict"]);
+    expect(again.body.detail).toContain('already own a project named "Checkout"');
+    const racing = await Promise.all([create("Storefront"), create("Storefront"), create("Storefront")]);
+    expect(racing.map((r) => r.status).sort()).toEqual([201, 409, 409]);
+    const { cookie: other } = await createUserWithSession();
+    expect((await create("Checkout", other)).status).toBe(201);
+  });
+
   it("400 invalid_json, 415 for another media type, 413 over 64 KiB", async () => {
     const { cookie } = await createUserWithSession();
     const bad = await callRoute(projectsRoute.POST, apiRequest("/api/projects", { method: "POST", cookie, body: "{nope" }));
