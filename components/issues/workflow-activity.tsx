@@ -31,7 +31,8 @@ function describe(a: ActivityView, renderedAt: number): React.ReactNode {
       );
     case "assignment":
       if (d.reason === "left_project") return <>unassigned: the assignee left the project</>;
-      return a.assignee ? <>assigned it to {personName(a.assignee)}</> : <>unassigned it</>;
+      if (!a.assignee) return <>unassigned it</>;
+      return a.user?.id === a.assignee.id ? <>assigned it to themselves</> : <>assigned it to {personName(a.assignee)}</>;
     case "status": {
       if (d.reason === "ignore_ended") return <>opened it again: its ignore ran out</>;
       if (d.to === "open") return <>reopened it</>;
