@@ -14,6 +14,9 @@ import type { PausedWebhook } from "@/lib/alerts/messages";
 export const PAUSE_AFTER_FAILURES = 10;
 export const PAUSE_AFTER_MS = 3_600_000;
 
+/** What the log says of a notification its paused webhook will not send. */
+export const PAUSED_ANSWER = "not sent: the rule's webhook was paused (an owner can resume it in the settings)";
+
 /** Counts a webhook's answer towards its pause; returns true when this answer paused it. */
 export async function noteWebhookOutcome(rule: { id: string; project_id: string }, outcome: SendOutcome, target: string, now: Date): Promise<boolean> {
   const db = sqlDb();
@@ -48,7 +51,7 @@ async function pauseWebhook(rule: { id: string; project_id: string }, notice: Pa
       if (!paused) return false; // another processor paused it first
       await trx
         .updateTable("alert_deliveries")
-        .set({ status: "cancelled", answer: "not sent: the rule's webhook was paused (an owner can resume it in the settings)" })
+        .set({ status: "cancelled", answer: PAUSED_ANSWER })
         .where("rule_id", "=", rule.id)
         .where("status", "=", "pending")
         .where("kind", "in", ["new_issue", "regression", "spike", "digest"])

@@ -3,6 +3,7 @@ import type { AlertChannel, AlertDeliveryKind, AlertTrigger, WebhookFormat } fro
 import { sqlDb } from "@/lib/db/sql";
 import { admit, type Admission, type DueRow } from "@/lib/alerts/policy";
 import type { SendOutcome } from "@/lib/alerts/channels/types";
+import { PAUSED_ANSWER } from "@/lib/alerts/pause";
 
 /**
  * The outbox queue: rows of alert_deliveries, written in the statement that
@@ -152,7 +153,7 @@ export async function claimDue(options: { now: Date; projectIds: string[] | null
     });
 }
 
-type Recorded = "sent" | "logged" | "pending" | "failed";
+type Recorded = "sent" | "logged" | "pending" | "failed" | "cancelled";
 
 /**
  * The answer, recorded only if this processor still holds the claim (the
@@ -174,7 +175,28 @@ export async function recordOutcome(delivery: ClaimedDelivery, outcome: SendOutc
     .where("status", "=", "sending")
     .where("attempts", "=", delivery.attempts)
     .execute();
+  if (status === "pending" && (await cancelIfPaused(delivery.id))) return "cancelled";
   return status;
+}
+
+/**
+ * A retry of a notification whose webhook was paused while it was being
+ * sent (another delivery of the same pass paused it) is not kept: pausing
+ * cancels only the rows waiting, so this one is cancelled here, after it
+ * was written back (whichever commits first, pause or retry, it ends cancelled).
+ */
+async function cancelIfPaused(deliveryId: string): Promise<boolean> {
+  const cancelled = await sqlDb()
+    .updateTable("alert_deliveries")
+    .set({ status: "cancelled", answer: PAUSED_ANSWER })
+    .where("id", "=", deliveryId)
+    .where("status", "=", "pending")
+    .where("kind", "in", ["new_issue", "regression", "spike", "digest"])
+    .where(({ exists, selectFrom }) =>
+      exists(selectFrom("alert_rules").select("alert_rules.id").whereRef("alert_rules.id", "=", "alert_deliveries.rule_id").where("alert_rules.paused_at", "is not", null)),
+    )
+    .executeTakeFirst();
+  return Number(cancelled.numUpdatedRows) > 0;
 }
 
 /**
