@@ -18,6 +18,9 @@ async function lockIssuesOf(projectId: string) {
     /** Resolves once a statement waits for these rows. */
     async untilSomeoneWaits() {
       while (!ended) {
+        // Inside this transaction pg_stat_activity is a snapshot taken at its first read: drop it, or a
+        // statement that starts waiting after the first poll is never seen.
+        await client.query("SELECT pg_stat_clear_snapshot()");
         const { rows } = await client.query("SELECT 1 FROM pg_stat_activity WHERE pg_backend_pid() = ANY(pg_blocking_pids(pid))");
         if (rows.length > 0) return;
         await new Promise((r) => setTimeout(r, 10)); // polling another session's state: there is no event to await
