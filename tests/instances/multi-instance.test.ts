@@ -12,6 +12,7 @@ import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createProject } from "@/lib/projects/create-project";
+import { startFakeOpenAI, truthfulAnswerTo, type FakeOpenAI } from "@/tests/helpers/fake-openai";
 import { freePort } from "@/tests/helpers/free-port";
 import { deleteKeys, rawRedis, redisAvailable, testKeyPrefix, TEST_REDIS_URL } from "@/tests/helpers/redis";
 import { createUserWithSession, startSmtpSink, uniqueEmail } from "@/tests/helpers/session";
@@ -61,12 +62,15 @@ describe.skipIf(!available)("three `npm start` instances sharing one database an
   const prefix = testKeyPrefix("instances");
   let instances: Instance[] = [];
   let smtp: Awaited<ReturnType<typeof startSmtpSink>>;
+  // The summary cache keeps model answers (the digest costs nothing to write again): a model that answers truthfully.
+  let model: FakeOpenAI;
   let next = 0;
   /** The load balancer: each call goes to the next instance. */
   const pick = () => instances[next++ % instances.length]!;
 
   beforeAll(async () => {
     smtp = await startSmtpSink();
+    model = await startFakeOpenAI({ kind: "answer", answer: (request) => truthfulAnswerTo(request, "Payments are failing.") });
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       NODE_ENV: "production",
@@ -76,6 +80,8 @@ describe.skipIf(!available)("three `npm start` instances sharing one database an
       INGEST_RATE_LIMIT: String(INGEST_LIMIT),
       AUTH_FAILURES_PER_MINUTE: String(AUTH_FAILURES_PER_MINUTE),
       AI_RATE_LIMIT_PER_MINUTE: String(SUMMARIES_PER_MINUTE),
+      AI_MODEL: "fake-local",
+      OPENAI_BASE_URL: model.baseURL,
       SIGNIN_RATE_LIMIT_PER_EMAIL: String(SIGNIN_PER_EMAIL),
       SIGNIN_RATE_LIMIT_PER_IP: String(SIGNIN_PER_IP),
       INVITATIONS_PER_INVITER_PER_HOUR: String(INVITATIONS_PER_HOUR),
@@ -102,6 +108,7 @@ describe.skipIf(!available)("three `npm start` instances sharing one database an
   afterAll(async () => {
     await Promise.all(instances.map(stopInstance));
     await smtp?.close();
+    await model?.close();
     if (available) await deleteKeys(prefix);
   });
 
