@@ -8,7 +8,7 @@ import { sql, type SelectQueryBuilder } from "kysely";
 import { sqlDb, type DB } from "@/lib/db/sql";
 import { lastEventAt } from "@/lib/events/last-event";
 import type { EventLevel } from "@/lib/events/schema";
-import { epochMs, inRanges, textArray, uuidArray, type PieceCountRow, type Range } from "@/lib/issues/window-counts";
+import { epochMs, inRanges, textArray, uuidArray, tagProbeRows, type TagProbe, type PieceCountRow, type Range } from "@/lib/issues/window-counts";
 
 /**
  * Events per issue and level within `ranges` (partial minutes at a window's
@@ -240,15 +240,11 @@ export async function valueCountsOfIssues(issues: { issueId: string; cap: number
  * the event's own tags. One range of the (issue, occurred_at) index each,
  * bounded by the probe (an hour or a day of one issue); null when none.
  */
-export async function firstEventsWithTag(probes: { issueId: string; key: string; value: string; from: Date; to: Date }[]): Promise<(Date | null)[]> {
+export async function firstEventsWithTag(probes: TagProbe[]): Promise<(Date | null)[]> {
   if (probes.length === 0) return [];
   const rows = await sqlDb()
     .selectFrom(
-      sql<{ n: number; issue_id: string; key: string; value: string; from_at: Date; to_at: Date }>`unnest(
-        ${sql.val(probes.map((_, i) => i))}::int[], ${uuidArray(probes.map((p) => p.issueId))}, ${textArray(probes.map((p) => p.key))},
-        ${textArray(probes.map((p) => p.value))}, ${sql.val(probes.map((p) => p.from.toISOString()))}::timestamptz[], ${sql.val(probes.map((p) => p.to.toISOString()))}::timestamptz[])`.as<"q">(
-        sql`q(n, issue_id, key, value, from_at, to_at)`,
-      ),
+      tagProbeRows(probes),
     )
     .leftJoinLateral(
       (eb) =>

@@ -5,7 +5,7 @@
  */
 import { sql } from "kysely";
 import { sqlDb } from "@/lib/db/sql";
-import { textArray, uuidArray } from "@/lib/issues/window-counts";
+import { tagProbeRows, textArray, uuidArray, type TagProbe } from "@/lib/issues/window-counts";
 
 export type TagValueCount = {
   issueId: string;
@@ -70,15 +70,11 @@ export async function tagValueCounts(options: {
  * tag count holds each probe's key and value, so that looking up its first
  * event reads an hour of the issue's events, not a day. Null when none.
  */
-export async function firstTagHours(probes: { issueId: string; key: string; value: string; from: Date; to: Date }[]): Promise<(Date | null)[]> {
+export async function firstTagHours(probes: TagProbe[]): Promise<(Date | null)[]> {
   if (probes.length === 0) return [];
   const rows = await sqlDb()
     .selectFrom(
-      sql<{ n: number; issue_id: string; key: string; value: string; from_at: Date; to_at: Date }>`unnest(
-        ${sql.val(probes.map((_, i) => i))}::int[], ${uuidArray(probes.map((p) => p.issueId))}, ${textArray(probes.map((p) => p.key))},
-        ${textArray(probes.map((p) => p.value))}, ${sql.val(probes.map((p) => p.from.toISOString()))}::timestamptz[], ${sql.val(probes.map((p) => p.to.toISOString()))}::timestamptz[])`.as<"q">(
-        sql`q(n, issue_id, key, value, from_at, to_at)`,
-      ),
+      tagProbeRows(probes),
     )
     .select((eb) => [
       "q.n",
