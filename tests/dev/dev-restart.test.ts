@@ -56,9 +56,13 @@ describe("npm run dev, restarted", () => {
     await connected;
     await stopDev(dev);
 
+    // The open tab finds the new server by itself and reloads once: Next.js's
+    // HMR client reloads a page whose socket reconnects to a new server
+    // session. That one reload is by design; the loop was reloads after it.
+    const reloaded = page.waitForEvent("framenavigated", { timeout: 300_000 }).then(hmrConnected);
     dev = await startDev({ port, dataDir, distDir });
-    // The open tab finds the new server by itself, then the developer opens the page again.
-    await hmrConnected();
+    await reloaded;
+    // Then the developer opens the page again.
     loads.length = 0;
     connected = hmrConnected();
     await page.goto(`${dev.origin}/projects`, { waitUntil: "load", timeout: 180_000 });
