@@ -10,7 +10,7 @@ import { ROLES } from "@/lib/auth/roles";
 import { AlertDeliveryKind, AlertDeliveryStatus, AlertSpikeScope, AlertTrigger, IssueActivityKind, WebhookFormat } from "@/lib/db/generated/kysely-enums";
 import { EVENT_LEVELS } from "@/lib/events/schema";
 import { ERROR_CODES } from "@/lib/http/errors";
-import type { ProblemBody } from "@/lib/http/problem";
+import type { ProblemBody } from "@/lib/edge/problem";
 import { ISSUE_STATUSES } from "@/lib/issues/filters";
 import type { SummaryResult } from "@/lib/ai/summarize";
 import type { listAlertDeliveries, sendTestAlert } from "@/lib/alerts/deliveries";
