@@ -256,7 +256,7 @@ async function signInLink(args: string[]): Promise<number> {
   const options = parseOptions(args, { email: { type: "string" } }, signInLinkArgs);
   if (!options) return 2;
   return withDatabase(async () => {
-    const { createOperatorSignInLink, UnknownUserError } = await import("@/lib/auth/operator-link");
+    const { createOperatorSignInLink, UnknownUserError } = await import("@/lib/sign-in/operator-link");
     try {
       const link = await createOperatorSignInLink(options.email);
       process.stdout.write(`${link.url}\n`);

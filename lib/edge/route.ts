@@ -9,7 +9,7 @@
  */
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import type { z } from "zod";
-import { requireApiKey, requireSessionUser, type AuthenticatedKey, type SessionUser } from "@/lib/auth/caller";
+import { requireApiKey, requireSessionUser, type AuthenticatedKey, type SessionUser } from "@/lib/edge/caller";
 import { assertSameOrigin } from "@/lib/auth/same-origin";
 import { AppError, errors } from "@/lib/http/errors";
 import { settings } from "@/lib/config/settings";

@@ -1,6 +1,6 @@
 import { assertSameOrigin } from "@/lib/auth/same-origin";
-import { handlers } from "@/lib/auth/config";
-import { withSignInClientIp } from "@/lib/auth/sign-in-request";
+import { handlers } from "@/lib/sign-in/config";
+import { withSignInClientIp } from "@/lib/sign-in/sign-in-request";
 import { errorToResponse } from "@/lib/edge/problem";
 import { assertAcceptedCallbackUrl } from "@/lib/auth/safe-callback";
 

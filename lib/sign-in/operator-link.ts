@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { authSecret } from "@/lib/auth/config";
+import { authSecret } from "@/lib/sign-in/config";
 import { SIGN_IN_LINK_LIFETIME_SECONDS } from "@/lib/auth/lifetimes";
 import { configuredOrigin } from "@/lib/auth/public-origin";
-import { confirmationUrl, authCallbackAction } from "@/lib/auth/sign-in-email";
+import { confirmationUrl, authCallbackAction } from "@/lib/sign-in/sign-in-email";
 import { sha256Hex } from "@/lib/crypto/hash";
 import { prisma } from "@/lib/db/client";
 import { findUserIdByEmail } from "@/lib/auth/users";
