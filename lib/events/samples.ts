@@ -8,7 +8,11 @@ import { sql, type SelectQueryBuilder } from "kysely";
 import { sqlDb, type DB } from "@/lib/db/sql";
 import { lastEventAt } from "@/lib/events/last-event";
 import type { EventLevel } from "@/lib/events/schema";
-import { epochMs, inRanges, textArray, uuidArray, tagProbeRows, type TagProbe, type PieceCountRow, type Range } from "@/lib/issues/window-counts";
+import { epochMs, inRanges, textArray, uuidArray, type Range } from "@/lib/db/sql-values";
+import { tagProbeRows, type TagProbe } from "@/lib/events/tag-probes";
+
+/** One row of windowCountsQuery (lib/issues/window-counts.ts) and of eventCountsQuery: events of an issue at one level in one piece, to be summed. */
+export type PieceCountRow = { issue_id: string; level: EventLevel; n: number };
 
 /**
  * Events per issue and level within `ranges` (partial minutes at a window's
