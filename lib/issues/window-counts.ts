@@ -1,7 +1,7 @@
 import { sql, type SelectQueryBuilder } from "kysely";
 import { settings } from "@/lib/config/settings";
 import { sqlDb, type DB } from "@/lib/db/sql";
-import { inRanges, textArray, uuidArray, type Range } from "@/lib/db/sql-values";
+import { epochMs, inRanges, textArray, uuidArray, type Range } from "@/lib/db/sql-values";
 import { eventCountsQuery, type PieceCountRow } from "@/lib/events/samples";
 import type { EventLevel } from "@/lib/events/schema";
 
