@@ -12,7 +12,7 @@ import { gunzipSync, inflateSync } from "node:zlib";
 import { inject, vi } from "vitest";
 import { prisma } from "@/lib/db/client";
 import { projectDsn } from "@/lib/keys/dsn";
-import { readOrCreatePublicKey } from "@/lib/keys/service";
+import { readOrCreatePublicKey } from "@/lib/projects/dsn";
 import { createProject, findOrCreateUserByEmail } from "@/lib/projects/create-project";
 
 export const REPO = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
