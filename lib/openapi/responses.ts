@@ -23,7 +23,7 @@ import type { addIssueComment, listIssueActivity } from "@/lib/issues/activities
 import type { getIssueDetails } from "@/lib/issues/issue-details";
 import type { listProjectIssues } from "@/lib/issues/service";
 import type { changeIssue, changeIssues } from "@/lib/issues/workflow";
-import type { createProject } from "@/lib/projects/create-project";
+import type { createProject } from "@/lib/project-setup/create-project";
 import type { changeMemberRole, listMembers } from "@/lib/projects/members";
 import type { getProjectDetails, listProjectsForUser, rotateKeyAsOwner, updateProject } from "@/lib/projects/service";
 

@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { prisma } from "@/lib/db/client";
 import { sha256Hex } from "@/lib/crypto/hash";
 import { readOrCreatePublicKey } from "@/lib/projects/dsn";
-import { createProject, findOrCreateUserByEmail } from "@/lib/projects/create-project";
+import { createProject, findOrCreateUserByEmail } from "@/lib/project-setup/create-project";
 import { sendEvent } from "@/tests/helpers/ingest";
 
 const exec = promisify(execFile);

@@ -5,7 +5,7 @@ import { parseEventQuery } from "@/app/(dashboard)/projects/[id]/filters";
 import { eventHistogram } from "@/lib/issues/histogram";
 import { listProjectEvents } from "@/lib/events/list";
 import { resolveProjectAccess } from "@/lib/auth/access";
-import { createProject } from "@/lib/projects/create-project";
+import { createProject } from "@/lib/project-setup/create-project";
 import { seedEvents } from "@/tests/helpers/events";
 import { apiRequest, callRoute, createUserWithSession } from "@/tests/helpers/session";
 

@@ -5,7 +5,7 @@ import { prisma } from "@/lib/db/client";
 import { encodeCursor } from "@/lib/events/cursor";
 import { eventHistogram } from "@/lib/issues/histogram";
 import { resolveProjectAccess } from "@/lib/auth/access";
-import { createProject } from "@/lib/projects/create-project";
+import { createProject } from "@/lib/project-setup/create-project";
 import { seedEvents, type EventSeed } from "@/tests/helpers/events";
 import { apiRequest, callRoute, createUserWithSession } from "@/tests/helpers/session";
 
