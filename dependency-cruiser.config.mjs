@@ -1,7 +1,8 @@
-// dependency-cruiser (`npm run lint` runs it on lib/): the layers of
-// docs/CONVENTIONS.md ("Layers"), no import cycle between lib/ folders, and
-// none between modules. Type-only imports count: a type that a lower folder
-// needs lives in that folder or below it.
+// dependency-cruiser (`npm run lint:layers`, part of `npm run lint`): the
+// layers of docs/CONVENTIONS.md ("Layers"), no import cycle between lib/
+// folders, and none between the modules of lib/, app/ and components/.
+// Type-only imports count: a type that a lower folder needs lives in that
+// folder or below it.
 
 /**
  * lib/'s folders from the bottom up. A folder (or top-level file) may import
@@ -77,8 +78,8 @@ const config = {
     {
       name: "no-cycle",
       severity: "error",
-      comment: "No import cycle between lib/ modules, type-only imports included.",
-      from: { path: "^lib/" },
+      comment: "No import cycle between modules of lib/, app/ or components/, type-only imports included.",
+      from: { path: "^(lib|app|components)/" },
       to: { circular: true },
     },
   ],
