@@ -8,8 +8,8 @@ export async function register(): Promise<void> {
   installHttpGuard();
   const { checkSettingsAtStart } = await import("@/lib/config/startup");
   checkSettingsAtStart();
-  // The schedule of background work (lib/jobs/schedule.ts): alert delivery,
+  // The schedule of background work (lib/schedule/schedule.ts): alert delivery,
   // spike checks, retention, pruning; each job once per interval among all instances.
-  const { startSchedule } = await import("@/lib/jobs/runner");
-  startSchedule();
+  const [{ startSchedule }, { SCHEDULE }] = await Promise.all([import("@/lib/jobs/runner"), import("@/lib/schedule/schedule")]);
+  startSchedule(SCHEDULE);
 }

@@ -1,5 +1,5 @@
 import { redirect } from "next/navigation";
-import { currentUser } from "@/lib/auth/caller";
+import { currentUser } from "@/lib/edge/caller";
 
 /** The front door: the dashboard when signed in, the sign-in page otherwise. */
 export default async function HomePage() {

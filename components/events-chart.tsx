@@ -7,7 +7,7 @@ import { compactNumber, formatCount } from "@/components/number-format";
 import { formatTime, zoneName } from "@/components/time-format";
 import { useMediaQuery } from "@/components/use-media-query";
 import { useTimeZone, type TimeZoneChoice } from "@/components/use-time-zone";
-import type { HistogramBucket } from "@/lib/events/histogram";
+import type { HistogramBucket } from "@/lib/issues/histogram";
 import { EVENT_LEVELS as LEVELS } from "@/lib/events/levels";
 
 const LEVEL_NAMES: Record<Level, [string, string]> = { error: ["error", "errors"], warn: ["warning", "warnings"], info: ["info", "info"] };

@@ -116,7 +116,7 @@ async function projectCreate(args: string[]): Promise<number> {
   const options = parseOptions(args, { name: { type: "string" }, owner: { type: "string" }, "if-missing": { type: "boolean", default: false }, ...json }, createArgs);
   if (!options) return 2;
   return withDatabase(async () => {
-    const { createProject, findOrCreateUserByEmail } = await import("@/lib/projects/create-project");
+    const { createProject, findOrCreateUserByEmail } = await import("@/lib/project-setup/create-project");
     const { findOwnedProjectByName, readProjectKeys } = await import("@/lib/projects/operator");
     const { configuredOrigin } = await import("@/lib/auth/public-origin");
     const origin = configuredOrigin();
@@ -256,7 +256,7 @@ async function signInLink(args: string[]): Promise<number> {
   const options = parseOptions(args, { email: { type: "string" } }, signInLinkArgs);
   if (!options) return 2;
   return withDatabase(async () => {
-    const { createOperatorSignInLink, UnknownUserError } = await import("@/lib/auth/operator-link");
+    const { createOperatorSignInLink, UnknownUserError } = await import("@/lib/sign-in/operator-link");
     try {
       const link = await createOperatorSignInLink(options.email);
       process.stdout.write(`${link.url}\n`);

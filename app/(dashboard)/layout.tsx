@@ -2,7 +2,7 @@ import { cookies } from "next/headers";
 import { NavBar } from "@/components/nav-bar";
 import { parseTimeZoneCookie, TIME_ZONE_COOKIE } from "@/components/time-zone-cookie";
 import { TimeZoneProvider } from "@/components/time-zone-provider";
-import { signOut } from "@/lib/auth/config";
+import { signOut } from "@/lib/sign-in/config";
 import { requireUser } from "./session";
 
 export default async function DashboardLayout({ children }: { children: React.ReactNode }) {

@@ -1,7 +1,7 @@
 import { headers } from "next/headers";
 import { notFound, redirect } from "next/navigation";
 import { cache } from "react";
-import { currentUser, type SessionUser } from "@/lib/auth/caller";
+import { currentUser, type SessionUser } from "@/lib/edge/caller";
 import { publicOrigin } from "@/lib/auth/public-origin";
 import { signInPath } from "@/lib/auth/safe-callback";
 import { AppError } from "@/lib/http/errors";

@@ -69,7 +69,7 @@ async function seed(url: string): Promise<void> {
   resetSettings();
   const { applyMigrations } = await import("@/tools/db/migrate");
   await applyMigrations(url);
-  const { createProject, findOrCreateUserByEmail } = await import("@/lib/projects/create-project");
+  const { createProject, findOrCreateUserByEmail } = await import("@/lib/project-setup/create-project");
   const { storeEventsNow } = await import("@/lib/ingest/writer");
   const { newEventRow } = await import("@/lib/ingest/ingest");
   const { prisma, disconnectDb } = await import("@/lib/db/client");

@@ -328,7 +328,7 @@ export async function seedReadDatabase(url: string, total: number): Promise<void
            ) e
            RETURNING issue_id, level, project_id, occurred_at, release, environment, tags, user_info
          ),
-         -- The tag pairs the ingest statement counts (lib/issues/event-tags.ts: the built-in ones and the event's own tags).
+         -- The tag pairs the ingest statement counts (lib/events/event-tags.ts: the built-in ones and the event's own tags).
          pairs AS (
            SELECT i.issue_id, i.project_id, i.occurred_at, p.key, p.value
            FROM ins i CROSS JOIN LATERAL (

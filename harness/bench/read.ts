@@ -114,7 +114,7 @@ async function main() {
   const { getIssueDetails } = await import("@/lib/issues/issue-details");
   const { issueChart } = await import("@/lib/issues/chart-window");
   const { listProjectEvents } = await import("@/lib/events/list");
-  const { eventHistogram } = await import("@/lib/events/histogram");
+  const { eventHistogram } = await import("@/lib/issues/histogram");
   const { loadSummaryFacts } = await import("@/lib/ai/load-facts");
   const { buildDigest } = await import("@/lib/ai/digest");
 

@@ -73,7 +73,7 @@ async function seed(url: string): Promise<void> {
   resetSettings();
   const { applyMigrations } = await import("@/tools/db/migrate");
   await applyMigrations(url);
-  const { createProject, findOrCreateUserByEmail } = await import("@/lib/projects/create-project");
+  const { createProject, findOrCreateUserByEmail } = await import("@/lib/project-setup/create-project");
   const { disconnectDb } = await import("@/lib/db/client");
   const owner = await findOrCreateUserByEmail("bench-retention@example.test");
   for (let p = 0; p < PROJECTS; p++) await createProject(owner.id, `bench-retention-${p}`);

@@ -10,7 +10,7 @@ import { sha256Hex } from "@/lib/crypto/hash";
 import { prisma } from "@/lib/db/client";
 import { generateInvitationToken } from "@/lib/invitations/schemas";
 import { rotateProjectKey } from "@/lib/keys/service";
-import { createProject } from "@/lib/projects/create-project";
+import { createProject } from "@/lib/project-setup/create-project";
 
 export type Fixtures = {
   run: string;

@@ -12,7 +12,7 @@ import { emptyRow, type Failure, type Row } from "@/harness/chaos/report";
 import { logSize, serverWarnings } from "@/harness/chaos/server";
 import { query, userWithSession } from "@/harness/chaos/fixtures";
 import { prisma } from "@/lib/db/client";
-import { createProject } from "@/lib/projects/create-project";
+import { createProject } from "@/lib/project-setup/create-project";
 import { startSilentServer, startWebhookReceiver } from "@/tests/helpers/webhook-receiver";
 
 /** What the phases need of the run (harness/chaos/run.ts). */

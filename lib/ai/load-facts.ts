@@ -16,7 +16,8 @@ import {
 } from "@/lib/ai/facts";
 import { lifetimeFrom, lifetimeOf, motionOf, shapeGrid } from "@/lib/ai/motion";
 import { LEVEL_ORDER, looksLikeInstructions, rankIssues, rankTop } from "@/lib/ai/rank";
-import { firstEventsSince, firstEventsWithTag, lateEventCounts, latestEventTimes, newestEventsOfIssues, valueCountsOfIssues } from "@/lib/events/samples";
+import { firstEventsSince, firstEventsWithTag, lateEventCounts, newestEventsOfIssues, valueCountsOfIssues } from "@/lib/events/samples";
+import { latestEventTimes } from "@/lib/issues/last-event";
 import type { EventLevel } from "@/lib/events/schema";
 import { issueTexts, windowIssueRows, type WindowIssueRow } from "@/lib/issues/reads";
 import { firstTagHours, tagValueCounts } from "@/lib/issues/tag-counts";

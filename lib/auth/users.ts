@@ -52,6 +52,11 @@ export function liveSignInTokenForOtherAddress(address: string) {
     .where("expires", ">", eb.fn<Date>("now"));
 }
 
+/** Stores a sign-in link's token (hashed as Auth.js hashes it) for an address, as Auth.js's email provider does (lib/sign-in/operator-link.ts). */
+export async function storeSignInToken(identifier: string, tokenHash: string, expires: Date): Promise<void> {
+  await prisma.verificationToken.create({ data: { identifier, token: tokenHash, expires } });
+}
+
 /** Every user with how many projects they own and belong to, oldest first (the operator's `user list`). */
 export async function listUsersWithProjectCounts(): Promise<{ id: string; email: string; name: string | null; createdAt: Date; owns: number; memberOf: number }[]> {
   const rows = await prisma.user.findMany({

@@ -12,7 +12,7 @@
  */
 import { redirect } from "next/navigation";
 import { z } from "zod";
-import { currentUser, type SessionUser } from "@/lib/auth/caller";
+import { currentUser, type SessionUser } from "@/lib/edge/caller";
 import { signInPath } from "@/lib/auth/safe-callback";
 import { AppError } from "@/lib/http/errors";
 import { formObject, idSchema, zodProblems } from "@/lib/http/input";

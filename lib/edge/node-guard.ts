@@ -20,7 +20,7 @@ import http from "node:http";
 import type { Duplex } from "node:stream";
 import { CLIENT_ADDRESS_HEADER, trustClientAddressHeader } from "@/lib/http/client-address";
 import { errors } from "@/lib/http/errors";
-import { problemParts } from "@/lib/http/problem";
+import { problemParts } from "@/lib/edge/problem";
 
 export const SERVED_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
 const served = new Set<string>(SERVED_METHODS);

@@ -9,12 +9,12 @@
  */
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import type { z } from "zod";
-import { requireApiKey, requireSessionUser, type AuthenticatedKey, type SessionUser } from "@/lib/auth/caller";
+import { requireApiKey, requireSessionUser, type AuthenticatedKey, type SessionUser } from "@/lib/edge/caller";
 import { assertSameOrigin } from "@/lib/auth/same-origin";
 import { AppError, errors } from "@/lib/http/errors";
 import { settings } from "@/lib/config/settings";
 import { MANAGEMENT_BODY_LIMIT, parseInput, parsePathParams, queryObject } from "@/lib/http/input";
-import { errorToResponse } from "@/lib/http/problem";
+import { errorToResponse } from "@/lib/edge/problem";
 import { consumeRateLimit, rateLimitHeaders, type RateLimit, type RateLimitDecision } from "@/lib/http/rate-limit";
 import { readJsonBody, type JsonBody } from "@/lib/http/read-json";
 import { sentryCorsHeaders, sentryPreflightHeaders } from "@/lib/sentry/ingest";
@@ -30,7 +30,7 @@ type Out<S extends Schema> = S extends z.ZodType ? z.output<S> : undefined;
 
 /**
  * The base wrapper: a request id, resolved params, and whatever is thrown
- * turned into problem details (lib/http/problem.ts). Public routes (health,
+ * turned into problem details (lib/edge/problem.ts). Public routes (health,
  * the API 404) use it directly.
  */
 export function apiRoute(handler: (request: Request, ctx: { params: Record<string, string | string[]>; requestId: string }) => Promise<Response>): Handler {

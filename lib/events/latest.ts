@@ -5,7 +5,7 @@
  */
 import { sql } from "kysely";
 import { sqlDb } from "@/lib/db/sql";
-import { uuidArray } from "@/lib/issues/window-counts";
+import { uuidArray } from "@/lib/db/sql-values";
 
 export type LatestEvent = { message: string; release: string | null; stackContext: Record<string, unknown> | null };
 

@@ -5,7 +5,7 @@ import { DEFAULT_EVENTS_LIMIT, LIMIT_MESSAGE, MAX_EVENTS_LIMIT, TIME_MESSAGE, ty
 import type { EventLevel, EventUser } from "@/lib/events/schema";
 import { supportedTime } from "@/lib/events/time";
 import { errors } from "@/lib/http/errors";
-import { eventTagValueSql } from "@/lib/issues/event-tags";
+import { eventTagValueSql } from "@/lib/events/event-tags";
 import type { ProjectAccess } from "@/lib/auth/access";
 
 /**

@@ -6,9 +6,12 @@
  */
 import { sql, type SelectQueryBuilder } from "kysely";
 import { sqlDb, type DB } from "@/lib/db/sql";
-import { lastEventAt } from "@/lib/events/last-event";
 import type { EventLevel } from "@/lib/events/schema";
-import { epochMs, inRanges, textArray, uuidArray, tagProbeRows, type TagProbe, type PieceCountRow, type Range } from "@/lib/issues/window-counts";
+import { epochMs, inRanges, textArray, uuidArray, type Range } from "@/lib/db/sql-values";
+import { tagProbeRows, type TagProbe } from "@/lib/events/tag-probes";
+
+/** One row of windowCountsQuery (lib/issues/window-counts.ts) and of eventCountsQuery: events of an issue at one level in one piece, to be summed. */
+export type PieceCountRow = { issue_id: string; level: EventLevel; n: number };
 
 /**
  * Events per issue and level within `ranges` (partial minutes at a window's
@@ -28,16 +31,6 @@ export function eventCountsQuery(options: { projectIds: string[]; ranges: Range[
     .where((eb) => inRanges(eb, "occurred_at", options.ranges));
   if (options.issueIds) query = query.where("issue_id", "=", (eb) => eb.fn.any(uuidArray(options.issueIds!)));
   return query.groupBy(["issue_id", "level"]) as SelectQueryBuilder<DB, "events", PieceCountRow>;
-}
-
-/** The time of each project's latest event (null when it has none), as lastEventAt. */
-export async function latestEventTimes(projectIds: string[]): Promise<Map<string, Date | null>> {
-  if (projectIds.length === 0) return new Map();
-  const rows = await sqlDb()
-    .selectFrom(sql<{ id: string }>`unnest(${textArray(projectIds)})`.as<"p">(sql`p(id)`))
-    .select((eb) => ["p.id", lastEventAt(eb.ref("p.id")).as("last")])
-    .execute();
-  return new Map(rows.map((r) => [r.id, r.last ? new Date(r.last) : null]));
 }
 
 /** The first event at or after `since` of each issue (one index probe each); issues with none are absent. */

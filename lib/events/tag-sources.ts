@@ -3,7 +3,7 @@ import { sqlDb } from "@/lib/db/sql";
 import type { EventUser } from "@/lib/events/schema";
 import type { ProjectAccess } from "@/lib/auth/access";
 
-/** What an event's tag pairs are made from (lib/issues/event-tags.ts), with only the parts of the context they read. */
+/** What an event's tag pairs are made from (lib/events/event-tags.ts), with only the parts of the context they read. */
 export type EventTagSource = {
   release: string | null;
   environment: string | null;

@@ -51,7 +51,7 @@ export const ERROR_CODES = Object.keys(TITLES) as [ErrorCode, ...ErrorCode[]];
 
 /**
  * A failure the caller can act on. Thrown by lib/ functions and turned into
- * problem details by lib/http/problem.ts; the message never carries secrets.
+ * problem details by lib/edge/problem.ts; the message never carries secrets.
  */
 export class AppError extends Error {
   readonly status: number;

@@ -15,7 +15,7 @@ export type RateLimit = {
 
 /**
  * What a limiter decided for one request: data only. The edge turns it into
- * RateLimit-* and Retry-After headers (lib/http/problem.ts, lib/http/route.ts).
+ * RateLimit-* and Retry-After headers (lib/edge/problem.ts, lib/edge/route.ts).
  */
 export type RateLimitDecision = {
   allowed: boolean;

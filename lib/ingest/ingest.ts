@@ -6,7 +6,7 @@ import { isJsonContentType, isNdjsonContentType, readJsonBody, readNdjsonBody, t
 import { createRateLimit } from "@/lib/http/rate-limit";
 import type { AuthenticatedKey } from "@/lib/keys/service";
 import { writeEvents, type NewEvent } from "@/lib/ingest/writer";
-import { eventTagPairs } from "@/lib/issues/event-tags";
+import { eventTagPairs } from "@/lib/events/event-tags";
 import { eventTime } from "@/lib/events/time";
 import { groupingKey } from "@/lib/grouping/key";
 import { eventBatchSchema, MAX_BATCH_BODY_DEPTH, MAX_BATCH_EVENTS, MAX_EVENT_BODY_DEPTH, TOO_DEEP, validateEvent, type ValidEvent } from "@/lib/events/schema";

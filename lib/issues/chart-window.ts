@@ -1,4 +1,4 @@
-import { eventHistogram, histogramBucketMs, type HistogramBucket } from "@/lib/events/histogram";
+import { eventHistogram, histogramBucketMs, type HistogramBucket } from "@/lib/issues/histogram";
 import type { ProjectAccess } from "@/lib/auth/access";
 
 const MINUTE = 60_000;

@@ -7,7 +7,8 @@ import { expressionBuilder, sql } from "kysely";
 import { sqlDb, type DB } from "@/lib/db/sql";
 import type { EventLevel } from "@/lib/events/schema";
 import type { IssueStatus } from "@/lib/issues/filters";
-import { epochMs, textArray, uuidArray, windowSumsQuery } from "@/lib/issues/window-counts";
+import { epochMs, textArray, uuidArray } from "@/lib/db/sql-values";
+import { windowSumsQuery } from "@/lib/issues/window-counts";
 
 /** An issue with events in the window: its count at one level, and what ranking reads of it. */
 export type WindowIssueRow = {

@@ -2,8 +2,9 @@ import { expressionBuilder, sql, type Expression, type SelectQueryBuilder, type 
 import { sqlDb, type DB } from "@/lib/db/sql";
 import type { TagFilter } from "@/lib/events/filters";
 import { issueEventTagSources } from "@/lib/events/tag-sources";
-import { BUILT_IN_TAG_KEYS, eventTagPairs } from "@/lib/issues/event-tags";
-import { inRanges, windowSumsQuery, type Range } from "@/lib/issues/window-counts";
+import { BUILT_IN_TAG_KEYS, eventTagPairs } from "@/lib/events/event-tags";
+import { inRanges, type Range } from "@/lib/db/sql-values";
+import { windowSumsQuery } from "@/lib/issues/window-counts";
 import type { ProjectAccess } from "@/lib/auth/access";
 
 /**

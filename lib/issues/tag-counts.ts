@@ -5,7 +5,8 @@
  */
 import { sql } from "kysely";
 import { sqlDb } from "@/lib/db/sql";
-import { tagProbeRows, textArray, uuidArray, type TagProbe } from "@/lib/issues/window-counts";
+import { textArray, uuidArray } from "@/lib/db/sql-values";
+import { tagProbeRows, type TagProbe } from "@/lib/events/tag-probes";
 
 export type TagValueCount = {
   issueId: string;

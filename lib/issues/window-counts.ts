@@ -1,7 +1,8 @@
-import { sql, type Expression, type ExpressionBuilder, type RawBuilder, type SelectQueryBuilder, type SqlBool } from "kysely";
+import { sql, type SelectQueryBuilder } from "kysely";
 import { settings } from "@/lib/config/settings";
 import { sqlDb, type DB } from "@/lib/db/sql";
-import { eventCountsQuery } from "@/lib/events/samples";
+import { epochMs, inRanges, textArray, uuidArray, type Range } from "@/lib/db/sql-values";
+import { eventCountsQuery, type PieceCountRow } from "@/lib/events/samples";
 import type { EventLevel } from "@/lib/events/schema";
 
 const MINUTE = 60_000;
@@ -10,9 +11,6 @@ const DAY = 86_400_000;
 
 const ceilTo = (t: number, unit: number) => Math.ceil(t / unit) * unit;
 const floorTo = (t: number, unit: number) => Math.floor(t / unit) * unit;
-
-/** A half-open range [from, to) in unix ms; `to` Infinity: no upper bound. */
-export type Range = { from: number; to: number };
 
 /** A range whose counts are added (1) or taken away (-1). */
 export type Piece = Range & { sign: 1 | -1 };
@@ -132,40 +130,8 @@ function cost(split: WindowSplit, context: SplitContext): number {
   return units(split.days, DAY) + units(split.hours, HOUR) + units(split.minutes, MINUTE) + units(split.events, MINUTE) * EVENT_MINUTE_COST;
 }
 
-/** `= ANY(...)` operands with their type spelled out, so the planner (and Prisma's adapter) never guess. */
-export const textArray = (values: readonly string[]): RawBuilder<string[]> => sql<string[]>`${sql.val(values)}::text[]`;
-export const uuidArray = (values: readonly string[]): RawBuilder<string[]> => sql<string[]>`${sql.val(values)}::uuid[]`;
-
-/** A tag value looked for in one issue between two times. */
-export type TagProbe = { issueId: string; key: string; value: string; from: Date; to: Date };
-
-/** Probes as the rows of a `q(n, issue_id, key, value, from_at, to_at)` table, `n` their index: one statement for them all. */
-export function tagProbeRows(probes: readonly TagProbe[]) {
-  return sql<{ n: number; issue_id: string; key: string; value: string; from_at: Date; to_at: Date }>`unnest(
-    ${sql.val(probes.map((_, i) => i))}::int[], ${uuidArray(probes.map((p) => p.issueId))}, ${textArray(probes.map((p) => p.key))},
-    ${textArray(probes.map((p) => p.value))}, ${sql.val(probes.map((p) => p.from.toISOString()))}::timestamptz[], ${sql.val(probes.map((p) => p.to.toISOString()))}::timestamptz[])`.as<"q">(
-    sql`q(n, issue_id, key, value, from_at, to_at)`,
-  );
-}
-
-/** A timestamptz column as unix milliseconds, exactly, read by pg as a number (a timestamp's text parses far slower). */
-export const epochMs = (column: string): RawBuilder<number> => sql<number>`(extract(epoch FROM ${sql.ref(column)}) * 1000)::float8`;
-
-/** One row of windowCountsQuery: events of an issue at one level in one piece, to be summed. */
-export type PieceCountRow = { issue_id: string; level: EventLevel; n: number };
-
 type CountTable = "issue_days" | "issue_hours" | "issue_counts";
 const TIME_COLUMN = { issue_days: "day", issue_hours: "hour", issue_counts: "minute" } as const;
-
-/** `column` inside any of `ranges` (half-open; `to` Infinity: no upper bound). */
-export function inRanges<T extends keyof DB>(eb: ExpressionBuilder<DB, T>, column: string, ranges: Range[]): Expression<SqlBool> {
-  return eb.or(
-    ranges.map((r) => {
-      const from = eb(sql.ref(column), ">=", new Date(r.from));
-      return Number.isFinite(r.to) ? eb.and([from, eb(sql.ref(column), "<", new Date(r.to))]) : from;
-    }),
-  );
-}
 
 function tableCounts(table: CountTable, ranges: Range[], sign: 1 | -1, projectIds: string[], issueIds?: string[]) {
   let query = sqlDb()

@@ -3,7 +3,7 @@ import os from "node:os";
 import { logger } from "@/lib/log";
 import { sendInBackground } from "@/lib/jobs/background";
 import { finishLease, takeLease } from "@/lib/jobs/lease";
-import { SCHEDULE, type Job, type JobResult } from "@/lib/jobs/schedule";
+import type { Job, JobResult } from "@/lib/jobs/job";
 
 /**
  * Runs the schedule's jobs: one run at a time per job in a process, and,
@@ -98,8 +98,8 @@ export async function runJob(job: Job, options: RunOptions = {}): Promise<JobRun
 }
 
 /** Every job that is due and free now, in parallel (POST /api/cron/all). */
-export async function runDueJobs(options: { jobs?: readonly Job[]; clock?: Clock; holder?: string } = {}): Promise<JobRun[]> {
-  const runs = await Promise.all((options.jobs ?? SCHEDULE).map((job) => runJob(job, { clock: options.clock, holder: options.holder })));
+export async function runDueJobs(options: { jobs: readonly Job[]; clock?: Clock; holder?: string }): Promise<JobRun[]> {
+  const runs = await Promise.all(options.jobs.map((job) => runJob(job, { clock: options.clock, holder: options.holder })));
   return runs.map(({ failure: _, ...run }) => run);
 }
 
@@ -113,14 +113,13 @@ export class InProcessSchedule {
   private readonly nextCheck = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly options: { jobs?: readonly Job[]; clock?: Clock; holder?: string } = {}) {}
+  constructor(private readonly options: { jobs: readonly Job[]; clock?: Clock; holder?: string }) {}
 
   /** Starts the jobs that are due; resolves when the runs it started have ended (tests await it; the timer does not). */
   async tick(): Promise<JobRun[]> {
     const clock = this.options.clock ?? Date.now;
     const started: Promise<JobRun>[] = [];
-    const jobs: readonly Job[] = this.options.jobs ?? SCHEDULE;
-    for (const job of jobs) {
+    for (const job of this.options.jobs) {
       if (this.running.has(job.name) || clock() < (this.nextCheck.get(job.name) ?? 0)) continue;
       if (job.inProcess && !job.inProcess()) continue;
       this.running.add(job.name);
@@ -152,9 +151,9 @@ export class InProcessSchedule {
 
 const globalForSchedule = globalThis as unknown as { __telltaleSchedule?: InProcessSchedule };
 
-/** A long-running server's schedule (instrumentation.ts): once per process, surviving dev reloads. */
-export function startSchedule(): void {
+/** A long-running server's schedule (instrumentation.ts, with lib/schedule/schedule.ts): once per process, surviving dev reloads. */
+export function startSchedule(jobs: readonly Job[]): void {
   if (globalForSchedule.__telltaleSchedule) return;
-  globalForSchedule.__telltaleSchedule = new InProcessSchedule();
+  globalForSchedule.__telltaleSchedule = new InProcessSchedule({ jobs });
   globalForSchedule.__telltaleSchedule.start();
 }

@@ -6,7 +6,6 @@ import { sha256Hex } from "@/lib/crypto/hash";
 import { decryptApiKey, encryptApiKey } from "@/lib/keys/crypto";
 import { generateApiKey, generatePublicKey, isWellFormedApiKey, isWellFormedPublicKey, KEY_LENGTH, PUBLIC_KEY_LENGTH } from "@/lib/keys/format";
 import { logger } from "@/lib/log";
-import { lockProjectInPrismaTransaction } from "@/lib/projects/lock";
 import { fromSettings, settings } from "@/lib/config/settings";
 import { addressBlock } from "@/lib/http/client-address";
 import { consumeRateLimit, countAgainstRateLimit, createRateLimit, peekRateLimit, refundRateLimit } from "@/lib/http/rate-limit";
@@ -261,18 +260,22 @@ export async function readProjectKey(projectId: string, kind: KeyKind = "secret"
   }
 }
 
+/** Takes the project's row lock in the caller's transaction (lib/projects/lock.ts; lib/projects sits above lib/keys, so it passes it in). */
+export type ProjectLock = (tx: Tx, projectId: string) => Promise<void>;
+
 /**
  * The project's public (DSN) key, made on first use: projects created
  * before DSNs existed get theirs the first time a member looks. First looks
  * that race (two tabs, the page and the API) are serialized on the
- * project's row, so they all get the one key made; otherwise the second
- * would revoke the DSN the first had just shown.
+ * project's row (`lockProject`), so they all get the one key made;
+ * otherwise the second would revoke the DSN the first had just shown.
+ * Callers use readOrCreatePublicKey of lib/projects/dsn.ts.
  */
-export async function readOrCreatePublicKey(projectId: string): Promise<string | null> {
+export async function readOrCreatePublicKeyWith(projectId: string, lockProject: ProjectLock): Promise<string | null> {
   const existing = await readProjectKey(projectId, "public");
   if (existing) return existing;
   const made = await prisma.$transaction(async (tx) => {
-    await lockProjectInPrismaTransaction(tx, projectId);
+    await lockProject(tx, projectId);
     // One sealed under another TELLTALE_SECRET: rotating it is the owner's call.
     if ((await tx.apiKey.count({ where: { projectId, kind: "public", revokedAt: null } })) > 0) return null;
     return createProjectKey(tx, projectId, "public");

@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { SESSION_COOKIE_NAMES } from "@/lib/auth/cookies";
-import { PROBLEM_CONTENT_TYPE } from "@/lib/http/problem";
+import { PROBLEM_CONTENT_TYPE } from "@/lib/edge/problem";
 import { itemSchemas, namedRequestSchemas, namedResponseSchemas, operations, type Answer, type Caller, type Content, type HeaderName, type Operation } from "@/lib/openapi/operations";
 import packageJson from "@/package.json";
 

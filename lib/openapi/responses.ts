@@ -10,7 +10,7 @@ import { ROLES } from "@/lib/auth/roles";
 import { AlertDeliveryKind, AlertDeliveryStatus, AlertSpikeScope, AlertTrigger, IssueActivityKind, WebhookFormat } from "@/lib/db/generated/kysely-enums";
 import { EVENT_LEVELS } from "@/lib/events/schema";
 import { ERROR_CODES } from "@/lib/http/errors";
-import type { ProblemBody } from "@/lib/http/problem";
+import type { ProblemBody } from "@/lib/edge/problem";
 import { ISSUE_STATUSES } from "@/lib/issues/filters";
 import type { SummaryResult } from "@/lib/ai/summarize";
 import type { listAlertDeliveries, sendTestAlert } from "@/lib/alerts/deliveries";
@@ -23,7 +23,7 @@ import type { addIssueComment, listIssueActivity } from "@/lib/issues/activities
 import type { getIssueDetails } from "@/lib/issues/issue-details";
 import type { listProjectIssues } from "@/lib/issues/service";
 import type { changeIssue, changeIssues } from "@/lib/issues/workflow";
-import type { createProject } from "@/lib/projects/create-project";
+import type { createProject } from "@/lib/project-setup/create-project";
 import type { changeMemberRole, listMembers } from "@/lib/projects/members";
 import type { getProjectDetails, listProjectsForUser, rotateKeyAsOwner, updateProject } from "@/lib/projects/service";
 

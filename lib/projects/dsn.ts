@@ -1,6 +1,12 @@
 import { prisma } from "@/lib/db/client";
 import { projectDsn } from "@/lib/keys/dsn";
-import { readOrCreatePublicKey } from "@/lib/keys/service";
+import { readOrCreatePublicKeyWith } from "@/lib/keys/service";
+import { lockProjectInPrismaTransaction } from "@/lib/projects/lock";
+
+/** The project's public (DSN) key, made on first use under the project's row lock (lib/keys/service.ts). */
+export function readOrCreatePublicKey(projectId: string): Promise<string | null> {
+  return readOrCreatePublicKeyWith(projectId, lockProjectInPrismaTransaction);
+}
 
 /** A project's Sentry DSN on `origin` (null when its public key cannot be shown: sealed under another TELLTALE_SECRET). */
 export async function readProjectDsn(projectId: string, origin: string): Promise<string | null> {

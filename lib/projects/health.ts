@@ -1,6 +1,6 @@
 import { grantsOfUser } from "@/lib/auth/memberships";
 import { sqlDb } from "@/lib/db/sql";
-import { lastEventAt } from "@/lib/events/last-event";
+import { lastEventAt } from "@/lib/issues/last-event";
 import { eventCountSince, newIssueCountSince } from "@/lib/issues/totals";
 
 /** One project's last 24 hours at a glance (the Overview page). */

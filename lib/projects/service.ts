@@ -5,7 +5,8 @@ import { errors } from "@/lib/http/errors";
 import { countEventsByProject } from "@/lib/issues/totals";
 import { activeKeyLast4 } from "@/lib/keys/queries";
 import { projectDsn } from "@/lib/keys/dsn";
-import { forgetProjectKeys, readOrCreatePublicKey, readProjectKey, rotateProjectKey, type KeyKind } from "@/lib/keys/service";
+import { forgetProjectKeys, readProjectKey, rotateProjectKey, type KeyKind } from "@/lib/keys/service";
+import { readOrCreatePublicKey } from "@/lib/projects/dsn";
 import { PROJECT_NOT_FOUND, requireOwner, type ProjectAccess } from "@/lib/auth/access";
 import type { ProjectRole } from "@/lib/auth/roles";
 

@@ -4,7 +4,7 @@
  */
 import { sql } from "kysely";
 import { sqlDb } from "@/lib/db/sql";
-import { epochMs, textArray } from "@/lib/issues/window-counts";
+import { epochMs, textArray } from "@/lib/db/sql-values";
 
 export type ReleaseFirstSeen = { projectId: string; version: string; seq: number; firstSeen: Date };
 

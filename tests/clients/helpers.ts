@@ -12,8 +12,8 @@ import { gunzipSync, inflateSync } from "node:zlib";
 import { inject, vi } from "vitest";
 import { prisma } from "@/lib/db/client";
 import { projectDsn } from "@/lib/keys/dsn";
-import { readOrCreatePublicKey } from "@/lib/keys/service";
-import { createProject, findOrCreateUserByEmail } from "@/lib/projects/create-project";
+import { readOrCreatePublicKey } from "@/lib/projects/dsn";
+import { createProject, findOrCreateUserByEmail } from "@/lib/project-setup/create-project";
 
 export const REPO = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
 export const FIXTURES = `${REPO}/tests/fixtures/clients`;

@@ -1,7 +1,7 @@
 import { POST as postEvent } from "@/app/api/events/route";
 import { POST as postBatch } from "@/app/api/events/batch/route";
 import { prisma } from "@/lib/db/client";
-import { createProject, findOrCreateUserByEmail } from "@/lib/projects/create-project";
+import { createProject, findOrCreateUserByEmail } from "@/lib/project-setup/create-project";
 
 const noParams = { params: Promise.resolve({}) };
 

@@ -6,7 +6,7 @@
  */
 import { expect } from "vitest";
 import { GET } from "@/app/api/ai/summarize/route";
-import { createProject } from "@/lib/projects/create-project";
+import { createProject } from "@/lib/project-setup/create-project";
 import type { EventLevel } from "@/lib/events/schema";
 import { seedEvents } from "@/tests/helpers/events";
 import { createUserWithSession, uniqueEmail } from "@/tests/helpers/session";

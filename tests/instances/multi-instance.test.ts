@@ -11,7 +11,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { createProject } from "@/lib/projects/create-project";
+import { createProject } from "@/lib/project-setup/create-project";
 import { startFakeOpenAI, truthfulAnswerTo, type FakeOpenAI } from "@/tests/helpers/fake-openai";
 import { freePort } from "@/tests/helpers/free-port";
 import { deleteKeys, rawRedis, redisAvailable, testKeyPrefix, TEST_REDIS_URL } from "@/tests/helpers/redis";

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { GET } from "@/app/api/ai/summarize/route";
 import type { SummaryModel } from "@/lib/ai/provider";
 import { prisma, type Prisma } from "@/lib/db/client";
-import { createProject } from "@/lib/projects/create-project";
+import { createProject } from "@/lib/project-setup/create-project";
 import { messageText, startFakeOpenAI, truthfulAnswer, truthfulAnswerTo, type FakeMode, type FakeOpenAI } from "@/tests/helpers/fake-openai";
 import { createUserWithSession, uniqueEmail } from "@/tests/helpers/session";
 

@@ -9,7 +9,7 @@ import { seedEvents, type EventSeed } from "@/tests/helpers/events";
 import { stubEnv, unstubEnvs } from "@/tests/helpers/env";
 import { callRoute, createTeam, startSmtpSink } from "@/tests/helpers/session";
 import { startSilentServer, startWebhookReceiver } from "@/tests/helpers/webhook-receiver";
-import { findJob } from "@/lib/jobs/schedule";
+import { findJob } from "@/lib/schedule/schedule";
 
 /**
  * The outbox end to end, with a clock passed to the processor instead of

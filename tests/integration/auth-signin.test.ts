@@ -9,7 +9,7 @@ import { prisma } from "@/lib/db/client";
 import { requireSessionUser } from "@/lib/auth/session";
 import { startSmtpSink, uniqueEmail } from "@/tests/helpers/session";
 import { CLIENT_ADDRESS_HEADER } from "@/lib/http/client-address";
-import { mayReceiveSignInLink } from "@/lib/auth/sign-up-policy";
+import { mayReceiveSignInLink } from "@/lib/sign-in/sign-up-policy";
 import { sql } from "kysely";
 import { sqlDb } from "@/lib/db/sql";
 

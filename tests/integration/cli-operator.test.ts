@@ -9,8 +9,8 @@ import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { prisma } from "@/lib/db/client";
 import { sha256Hex } from "@/lib/crypto/hash";
-import { readOrCreatePublicKey } from "@/lib/keys/service";
-import { createProject, findOrCreateUserByEmail } from "@/lib/projects/create-project";
+import { readOrCreatePublicKey } from "@/lib/projects/dsn";
+import { createProject, findOrCreateUserByEmail } from "@/lib/project-setup/create-project";
 import { sendEvent } from "@/tests/helpers/ingest";
 
 const exec = promisify(execFile);

@@ -2,10 +2,10 @@ import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { GET } from "@/app/api/projects/[id]/events/route";
 import { parseEventQuery } from "@/app/(dashboard)/projects/[id]/filters";
-import { eventHistogram } from "@/lib/events/histogram";
+import { eventHistogram } from "@/lib/issues/histogram";
 import { listProjectEvents } from "@/lib/events/list";
 import { resolveProjectAccess } from "@/lib/auth/access";
-import { createProject } from "@/lib/projects/create-project";
+import { createProject } from "@/lib/project-setup/create-project";
 import { seedEvents } from "@/tests/helpers/events";
 import { apiRequest, callRoute, createUserWithSession } from "@/tests/helpers/session";
 

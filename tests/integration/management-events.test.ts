@@ -3,9 +3,9 @@ import { describe, expect, it } from "vitest";
 import { GET } from "@/app/api/projects/[id]/events/route";
 import { prisma } from "@/lib/db/client";
 import { encodeCursor } from "@/lib/events/cursor";
-import { eventHistogram } from "@/lib/events/histogram";
+import { eventHistogram } from "@/lib/issues/histogram";
 import { resolveProjectAccess } from "@/lib/auth/access";
-import { createProject } from "@/lib/projects/create-project";
+import { createProject } from "@/lib/project-setup/create-project";
 import { seedEvents, type EventSeed } from "@/tests/helpers/events";
 import { apiRequest, callRoute, createUserWithSession } from "@/tests/helpers/session";
 

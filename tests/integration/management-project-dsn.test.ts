@@ -10,6 +10,7 @@ import * as keyRoute from "@/app/api/projects/[id]/key/route";
 import { POST as postStore } from "@/app/api/[projectNumber]/store/route";
 import { prisma } from "@/lib/db/client";
 import { authenticateApiKey, authenticatePublicKey } from "@/lib/keys/service";
+import { lockProjectInPrismaTransaction } from "@/lib/projects/lock";
 import { CLIENT_ADDRESS_HEADER } from "@/lib/http/client-address";
 import { stubEnv, unstubEnvs } from "@/tests/helpers/env";
 import { apiRequest, callRoute, createTeam } from "@/tests/helpers/session";
@@ -161,7 +162,7 @@ describe("PATCH /api/projects/:id {allowedOrigins}", () => {
 describe("the DSN's key, made on first look", () => {
   it("is one key however many first looks race (the page, the API, two tabs)", async () => {
     const { owner, project } = await createTeam("dsn-race");
-    const { readOrCreatePublicKey } = await import("@/lib/keys/service");
+    const { readOrCreatePublicKey } = await import("@/lib/projects/dsn");
     const keys = await Promise.all(Array.from({ length: 8 }, () => readOrCreatePublicKey(project.id)));
     expect(new Set(keys).size).toBe(1);
     expect(await prisma.apiKey.count({ where: { projectId: project.id, kind: "public" } })).toBe(1);
@@ -175,7 +176,7 @@ describe("key caches across bundles", () => {
     const { vi } = await import("vitest");
     const { project } = await createTeam("dsn-bundles");
     const routeCopy = await import("@/lib/keys/service");
-    const oldKey = (await routeCopy.readOrCreatePublicKey(project.id))!;
+    const oldKey = (await routeCopy.readOrCreatePublicKeyWith(project.id, lockProjectInPrismaTransaction))!;
     await routeCopy.authenticatePublicKey(oldKey); // cached by the "route"
     vi.resetModules();
     const actionCopy = await import("@/lib/keys/service");
@@ -183,7 +184,7 @@ describe("key caches across bundles", () => {
     await actionCopy.rotateProjectKey(project.id, "public"); // the "dashboard action"
     await expect(routeCopy.authenticatePublicKey(oldKey)).rejects.toMatchObject({ code: "invalid_api_key" });
 
-    const newKey = (await routeCopy.readOrCreatePublicKey(project.id))!;
+    const newKey = (await routeCopy.readOrCreatePublicKeyWith(project.id, lockProjectInPrismaTransaction))!;
     expect(await routeCopy.authenticatePublicKey(newKey)).toMatchObject({ allowedOrigins: ["*"] });
     await prisma.project.update({ where: { id: project.id }, data: { allowedOrigins: ["https://app.example"] } });
     actionCopy.forgetProjectKeys(project.id);

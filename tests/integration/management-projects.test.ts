@@ -7,7 +7,7 @@ import * as projectRoute from "@/app/api/projects/[id]/route";
 import * as keyRoute from "@/app/api/projects/[id]/key/route";
 import { prisma } from "@/lib/db/client";
 import { authenticateApiKey } from "@/lib/keys/service";
-import { createProject } from "@/lib/projects/create-project";
+import { createProject } from "@/lib/project-setup/create-project";
 import { apiRequest, callRoute, createTeam, createUserWithSession } from "@/tests/helpers/session";
 
 const team = () => createTeam("proj");

@@ -30,7 +30,7 @@ import * as projectsRoute from "@/app/api/projects/route";
 import * as otlpRoute from "@/app/v1/logs/route";
 import { prisma } from "@/lib/db/client";
 import { CLIENT_ADDRESS_HEADER } from "@/lib/http/client-address";
-import { readOrCreatePublicKey } from "@/lib/keys/service";
+import { readOrCreatePublicKey } from "@/lib/projects/dsn";
 import { answerProblems } from "@/tests/helpers/openapi";
 import { makeProject, sendBatch, sendEvent } from "@/tests/helpers/ingest";
 import { apiRequest, callRoute, createTeam, uniqueEmail } from "@/tests/helpers/session";

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { loadSummaryFacts } from "@/lib/ai/load-facts";
 import { prisma } from "@/lib/db/client";
 import { projectHealthForUser } from "@/lib/projects/health";
-import { createProject } from "@/lib/projects/create-project";
+import { createProject } from "@/lib/project-setup/create-project";
 import { seedEvents } from "@/tests/helpers/events";
 import { makeProject } from "@/tests/helpers/ingest";
 

@@ -4,7 +4,7 @@ import pg from "pg";
 import { prisma } from "@/lib/db/client";
 import { transactionQueue } from "@/lib/db/transaction";
 import { logger } from "@/lib/log";
-import { createProject } from "@/lib/projects/create-project";
+import { createProject } from "@/lib/project-setup/create-project";
 import { stubEnv, unstubEnvs } from "@/tests/helpers/env";
 import { apiRequest, callRoute, createUserWithSession } from "@/tests/helpers/session";
 

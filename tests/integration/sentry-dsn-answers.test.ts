@@ -6,7 +6,7 @@
 import { expect, it } from "vitest";
 import { POST as postEnvelope } from "@/app/api/[projectNumber]/envelope/route";
 import { prisma } from "@/lib/db/client";
-import { readOrCreatePublicKey } from "@/lib/keys/service";
+import { readOrCreatePublicKey } from "@/lib/projects/dsn";
 import { makeProject } from "@/tests/helpers/ingest";
 
 async function sentryProject(label: string) {

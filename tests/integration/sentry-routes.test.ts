@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { OPTIONS as preflight, POST as postEnvelope } from "@/app/api/[projectNumber]/envelope/route";
 import { POST as postStore } from "@/app/api/[projectNumber]/store/route";
 import { prisma } from "@/lib/db/client";
-import { readOrCreatePublicKey } from "@/lib/keys/service";
+import { readOrCreatePublicKey } from "@/lib/projects/dsn";
 import { CLIENT_ADDRESS_HEADER, trustClientAddressHeader } from "@/lib/http/client-address";
 import { makeProject } from "@/tests/helpers/ingest";
 

@@ -9,7 +9,7 @@ import { MockLanguageModelV4 } from "ai/test";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { GET } from "@/app/api/ai/summarize/route";
 import type { SummaryModel } from "@/lib/ai/provider";
-import { createProject } from "@/lib/projects/create-project";
+import { createProject } from "@/lib/project-setup/create-project";
 import { sendBatch } from "@/tests/helpers/ingest";
 import { createUserWithSession, uniqueEmail } from "@/tests/helpers/session";
 

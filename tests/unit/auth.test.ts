@@ -5,7 +5,7 @@ import { sessionTokenFromCookieHeader } from "@/lib/auth/cookies";
 import { requireSessionUser } from "@/lib/auth/session";
 import { consumeSignInAttempt, normalizeEmailKey } from "@/lib/auth/sign-in-rate-limit";
 import { addressBlock, clientAddress, CLIENT_ADDRESS_HEADER } from "@/lib/http/client-address";
-import { authCallbackAction, confirmationUrl } from "@/lib/auth/sign-in-email";
+import { authCallbackAction, confirmationUrl } from "@/lib/sign-in/sign-in-email";
 import { publicOrigin } from "@/lib/auth/public-origin";
 
 afterEach(() => unstubEnvs());

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { AppError } from "@/lib/http/errors";
 import { decodeCursor, encodeCursor } from "@/lib/events/cursor";
 import { parseEventsQuery, parseTimeParam } from "@/lib/events/filters";
-import { eventHistogram, histogramBucketMs } from "@/lib/events/histogram";
+import { eventHistogram, histogramBucketMs } from "@/lib/issues/histogram";
 import { escapeLike, listProjectEvents } from "@/lib/events/list";
 import type { ProjectAccess } from "@/lib/auth/access";
 

@@ -4,7 +4,7 @@
  * and source lines, native stack strings).
  */
 import { describe, expect, it } from "vitest";
-import { histogramBucketMs, type HistogramBucket } from "@/lib/events/histogram";
+import { histogramBucketMs, type HistogramBucket } from "@/lib/issues/histogram";
 import { eventStackView } from "@/lib/grouping/stack-view";
 import { fitWindow } from "@/lib/issues/chart-window";
 

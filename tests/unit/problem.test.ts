@@ -1,7 +1,7 @@
 import { setEnv } from "@/tests/helpers/env";
 import { describe, expect, it, vi } from "vitest";
 import { AppError, errors } from "@/lib/http/errors";
-import { errorToResponse, problemResponse } from "@/lib/http/problem";
+import { errorToResponse, problemResponse } from "@/lib/edge/problem";
 import { readJsonBody } from "@/lib/http/read-json";
 
 describe("problem details", () => {

@@ -9,7 +9,7 @@ vi.mock("next/navigation", () => ({
     throw new Error("NEXT_REDIRECT");
   },
 }));
-vi.mock("@/lib/auth/caller", () => ({
+vi.mock("@/lib/edge/caller", () => ({
   currentUser: async () => ({ id: "u1", email: "a@example.test", name: null }),
 }));
 

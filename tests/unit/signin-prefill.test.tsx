@@ -8,8 +8,8 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { signInPath } from "@/lib/auth/safe-callback";
 import { stubEnv, unstubEnvs } from "@/tests/helpers/env";
 
-vi.mock("@/lib/auth/caller", () => ({ currentUser: async () => null }));
-vi.mock("@/lib/auth/config", () => ({ signIn: vi.fn() }));
+vi.mock("@/lib/edge/caller", () => ({ currentUser: async () => null }));
+vi.mock("@/lib/sign-in/config", () => ({ signIn: vi.fn() }));
 
 const { default: SignInPage } = await import("@/app/signin/page");
 const { default: CheckEmailPage } = await import("@/app/signin/check-email/page");

@@ -8,7 +8,7 @@ import type { RevealResult } from "@/components/use-revealed-key";
 import { projectAction, sessionAction, type ActionState } from "@/lib/edge/action";
 import { idSchema } from "@/lib/http/input";
 import { acceptInvitationById } from "@/lib/invitations/service";
-import { createProject } from "@/lib/projects/create-project";
+import { createProject } from "@/lib/project-setup/create-project";
 import { createProjectBodySchema } from "@/lib/projects/schemas";
 import { rotateKeyQuerySchema } from "@/lib/projects/schemas";
 import { revealApiKey, rotateKeyAsOwner } from "@/lib/projects/service";

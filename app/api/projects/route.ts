@@ -1,5 +1,5 @@
 import { json, otherMethods, sessionRoute } from "@/lib/edge/route";
-import { createProject } from "@/lib/projects/create-project";
+import { createProject } from "@/lib/project-setup/create-project";
 import { createProjectBodySchema } from "@/lib/projects/schemas";
 import { listProjectsForUser } from "@/lib/projects/service";
 

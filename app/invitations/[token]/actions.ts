@@ -1,8 +1,8 @@
 "use server";
 
 import { redirect } from "next/navigation";
-import { currentUser } from "@/lib/auth/caller";
-import { signOut } from "@/lib/auth/config";
+import { currentUser } from "@/lib/edge/caller";
+import { signOut } from "@/lib/sign-in/config";
 import { signInPath } from "@/lib/auth/safe-callback";
 import { AppError } from "@/lib/http/errors";
 import { invitationTokenSchema } from "@/lib/invitations/schemas";

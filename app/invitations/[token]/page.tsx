@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { AuthCard } from "@/components/auth-card";
 import { buttonClass } from "@/components/button";
-import { currentUser } from "@/lib/auth/caller";
+import { currentUser } from "@/lib/edge/caller";
 import { signInPath } from "@/lib/auth/safe-callback";
 import { invitationTokenSchema } from "@/lib/invitations/schemas";
 import { getInvitationPreview, INVITATION_UNAVAILABLE } from "@/lib/invitations/service";

@@ -10,7 +10,7 @@ export const dynamic = "force-dynamic";
 
 /** Auth.js's "verify request" page: shown after a sign-in link was requested. */
 export default function CheckEmailPage() {
-  // Development without EMAIL_SERVER: no mail goes out; the link is printed by the server (lib/auth/sign-in-email.ts).
+  // Development without EMAIL_SERVER: no mail goes out; the link is printed by the server (lib/sign-in/sign-in-email.ts).
   const inServerLog = !settings().mail.server && !settings().production;
   return (
     <AuthCard title={inServerLog ? "Find the link in the server log" : "Check your email"}>

@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { AuthCard } from "@/components/auth-card";
 import { buttonClass } from "@/components/button";
 import { SIGN_IN_LINK_LIFETIME_TEXT } from "@/lib/auth/lifetimes";
-import { authCallbackAction } from "@/lib/auth/sign-in-email";
+import { authCallbackAction } from "@/lib/sign-in/sign-in-email";
 
 export const metadata: Metadata = { title: "Confirm sign-in" };
 

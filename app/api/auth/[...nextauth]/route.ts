@@ -1,7 +1,7 @@
 import { assertSameOrigin } from "@/lib/auth/same-origin";
-import { handlers } from "@/lib/auth/config";
-import { withSignInClientIp } from "@/lib/auth/sign-in-request";
-import { errorToResponse } from "@/lib/http/problem";
+import { handlers } from "@/lib/sign-in/config";
+import { withSignInClientIp } from "@/lib/sign-in/sign-in-request";
+import { errorToResponse } from "@/lib/edge/problem";
 import { assertAcceptedCallbackUrl } from "@/lib/auth/safe-callback";
 
 type AuthRequest = Parameters<typeof handlers.GET>[0];

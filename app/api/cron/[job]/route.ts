@@ -1,9 +1,9 @@
 import { cronRoute, json, otherMethods } from "@/lib/edge/route";
-import { runCronJob } from "@/lib/jobs/cron";
+import { runCronJob } from "@/lib/schedule/cron";
 import { logger } from "@/lib/log";
 
 export const dynamic = "force-dynamic";
-// Each job answers within its budget (at most 40 s, lib/jobs/schedule.ts); serverless hosts stop a function at this.
+// Each job answers within its budget (at most 40 s, lib/schedule/schedule.ts); serverless hosts stop a function at this.
 export const maxDuration = 60;
 
 /** Background work for hosts where nothing runs in the background: /api/cron/<job> runs one job, /api/cron/all every due one. */

@@ -7,7 +7,7 @@ import { FirstEventHelp } from "@/components/first-event-help";
 import { NewEventsNotice } from "@/components/new-events-notice";
 import { Pagination } from "@/components/pagination";
 import { SummaryPanel } from "@/components/summary-panel";
-import { eventHistogram } from "@/lib/events/histogram";
+import { eventHistogram } from "@/lib/issues/histogram";
 import { listProjectEvents } from "@/lib/events/list";
 import { projectHasEvents } from "@/lib/issues/totals";
 import { projectAccess, siteOrigin } from "@/app/(dashboard)/session";

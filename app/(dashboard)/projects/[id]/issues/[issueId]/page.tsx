@@ -17,7 +17,7 @@ import { formatCount } from "@/components/number-format";
 import { Pagination } from "@/components/pagination";
 import { PeriodLinks } from "@/components/period-links";
 import { Stat } from "@/components/stat";
-import { eventHistogram } from "@/lib/events/histogram";
+import { eventHistogram } from "@/lib/issues/histogram";
 import { listProjectEvents } from "@/lib/events/list";
 import { eventStackView } from "@/lib/grouping/stack-view";
 import { AppError } from "@/lib/http/errors";

@@ -2,6 +2,7 @@ import { pruneAlertLog } from "@/lib/alerts/log-pruning";
 import { processAlerts } from "@/lib/alerts/processor";
 import { queueSpikes } from "@/lib/alerts/spikes";
 import { settings } from "@/lib/config/settings";
+import type { Job } from "@/lib/jobs/job";
 import { purgeExpiredIdempotencyKeys } from "@/lib/ingest/idempotency";
 import { reopenExpiredIgnores } from "@/lib/issues/workflow";
 import { CRON_RETENTION_BUDGET_MS, runRetention } from "@/lib/retention/retention";
@@ -9,27 +10,10 @@ import { CRON_RETENTION_BUDGET_MS, runRetention } from "@/lib/retention/retentio
 /**
  * The one schedule of background work: every periodic job, how often it
  * runs and how long one run may take. A long-running server runs it in
- * process (lib/jobs/runner.ts, started by instrumentation.ts); a serverless
+ * process (lib/jobs/runner.ts, started by instrumentation.ts with this schedule); a serverless
  * host calls POST /api/cron/<job> (or /api/cron/all) instead, each call
  * answering within the job's budget.
  */
-
-/** What a run gets: the time it started, and the deadline (ms by `clock`) it must finish by. */
-export type JobContext = { now: Date; deadline: number; clock: () => number };
-
-/** What a run did (its report, kept in job_leases and answered by the cron route); `more`: work was left for a soon next run. */
-export type JobResult = { report: Record<string, unknown>; more: boolean };
-
-export type Job = {
-  name: string;
-  /** What it does, for the docs and the log. */
-  description: string;
-  intervalMs: number;
-  budgetMs: number;
-  /** False: not run in process (ALERTS_CRON_ONLY for the alert jobs); the cron route still runs it. */
-  inProcess?: () => boolean;
-  run(context: JobContext): Promise<JobResult>;
-};
 
 const MINUTE = 60_000;
 const IGNORES_PER_RUN = 1000;

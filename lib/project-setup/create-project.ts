@@ -5,6 +5,7 @@ import { lockUser } from "@/lib/auth/users";
 import { errors } from "@/lib/http/errors";
 import { createProjectKey } from "@/lib/keys/service";
 import { createDefaultAlertRules } from "@/lib/alerts/rules";
+import { insertProject } from "@/lib/projects/insert-project";
 import { findOwnedProjectByName } from "@/lib/projects/operator";
 
 export type CreatedProject = { id: string; name: string; apiKey: string };
@@ -27,7 +28,7 @@ export async function createProject(ownerId: string, name: string): Promise<Crea
     // Under the same lock, so two concurrent creations cannot both take the name.
     const sameName = await findOwnedProjectByName(ownerId, name, tx);
     if (sameName) throw errors.conflict(`You already own a project named "${sameName.name}". Give this one another name.`);
-    const project = await tx.project.create({ data: { name }, select: { id: true, name: true } });
+    const project = await insertProject(tx, name);
     await addMembership(tx, { projectId: project.id, userId: ownerId, role: "owner" });
     const apiKey = await createProjectKey(tx, project.id);
     await createDefaultAlertRules(tx, project.id, ownerId);

@@ -1,6 +1,6 @@
 import { errors } from "@/lib/http/errors";
 import { runDueJobs, runJob, type JobRun } from "@/lib/jobs/runner";
-import { findJob, SCHEDULE } from "@/lib/jobs/schedule";
+import { findJob, SCHEDULE } from "@/lib/schedule/schedule";
 
 /**
  * What POST /api/cron/<name> does: `all` runs every job that is due (the
@@ -10,7 +10,7 @@ import { findJob, SCHEDULE } from "@/lib/jobs/schedule";
  * every job's run).
  */
 export async function runCronJob(name: string): Promise<Record<string, unknown>> {
-  if (name === "all") return { jobs: await runDueJobs() };
+  if (name === "all") return { jobs: await runDueJobs({ jobs: SCHEDULE }) };
   const job = findJob(name);
   if (!job) throw errors.notFound(`No job named "${name}". Jobs: all, ${SCHEDULE.map((j) => j.name).join(", ")}.`);
   if (name !== "alerts") return answer(await runJob(job, { force: true }));

@@ -25,7 +25,7 @@ function inSignUpDomain(address: string, domains: string[]): boolean {
  * while that address holds a live link, no other address gets one (on a
  * fresh instance open to the internet, a stranger must not race the
  * operator to become its first user).
- * The caller answers the same either way (lib/auth/sign-in-request.ts).
+ * The caller answers the same either way (lib/sign-in/sign-in-request.ts).
  */
 export async function mayReceiveSignInLink(email: string, db: Kysely<DB> = sqlDb()): Promise<boolean> {
   const { policy, domains } = settings().signUp;

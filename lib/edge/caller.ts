@@ -1,7 +1,7 @@
 /**
  * The one place that resolves who is calling: an API key (ingestion) or a
  * signed-in person (dashboard, management API, AI summary). The route and
- * action wrappers (lib/http/route.ts, lib/http/action.ts) call these.
+ * action wrappers (lib/edge/route.ts, lib/edge/action.ts) call these.
  */
 import { clientAddress } from "@/lib/http/client-address";
 import { errors } from "@/lib/http/errors";

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { consumeSignInAttempt } from "@/lib/auth/sign-in-rate-limit";
-import { mayReceiveSignInLink } from "@/lib/auth/sign-up-policy";
+import { mayReceiveSignInLink } from "@/lib/sign-in/sign-up-policy";
 import { clientAddress } from "@/lib/http/client-address";
 import { logger } from "@/lib/log";
 import { settings } from "@/lib/config/settings";

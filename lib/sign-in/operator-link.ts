@@ -1,11 +1,10 @@
 import { randomBytes } from "node:crypto";
-import { authSecret } from "@/lib/auth/config";
+import { authSecret } from "@/lib/sign-in/config";
 import { SIGN_IN_LINK_LIFETIME_SECONDS } from "@/lib/auth/lifetimes";
 import { configuredOrigin } from "@/lib/auth/public-origin";
-import { confirmationUrl, authCallbackAction } from "@/lib/auth/sign-in-email";
+import { confirmationUrl, authCallbackAction } from "@/lib/sign-in/sign-in-email";
 import { sha256Hex } from "@/lib/crypto/hash";
-import { prisma } from "@/lib/db/client";
-import { findUserIdByEmail } from "@/lib/auth/users";
+import { findUserIdByEmail, storeSignInToken } from "@/lib/auth/users";
 
 export class UnknownUserError extends Error {}
 
@@ -22,7 +21,7 @@ export async function createOperatorSignInLink(email: string, now = new Date()):
   if (!secret) throw new Error("Set AUTH_SECRET (or TELLTALE_SECRET) first: sign-in links are signed with it.");
   const token = randomBytes(32).toString("hex");
   const expires = new Date(now.getTime() + SIGN_IN_LINK_LIFETIME_SECONDS * 1000);
-  await prisma.verificationToken.create({ data: { identifier: address, token: sha256Hex(`${token}${secret}`), expires } });
+  await storeSignInToken(address, sha256Hex(`${token}${secret}`), expires);
   const origin = configuredOrigin();
   const callbackAction = authCallbackAction({ token, email: address, callbackUrl: `${origin}/projects` });
   return { url: confirmationUrl(`${origin}${callbackAction}`), expires };

@@ -1,7 +1,8 @@
 import { sql } from "kysely";
 import { sqlDb } from "@/lib/db/sql";
 import type { EventFilters } from "@/lib/events/filters";
-import { assertSupportedTimes, eventConditions } from "@/lib/events/list";
+import { eventBucketCounts } from "@/lib/events/bucket-scan";
+import { assertSupportedTimes } from "@/lib/events/list";
 import type { EventLevel } from "@/lib/events/schema";
 import { errors } from "@/lib/http/errors";
 import { bucketCounts } from "@/lib/issues/bucket-counts";
@@ -50,16 +51,7 @@ export async function eventHistogram(access: ProjectAccess, filters: HistogramFi
   type Row = { bucket_ms: string; level: EventLevel; n: string };
   let rows: Row[];
   if (filters.q) {
-    rows = await sqlDb()
-      .selectFrom("events")
-      .select((eb) => [
-        sql<string>`(floor(extract(epoch FROM ${eb.ref("occurred_at")}) * 1000 / ${size}) * ${size})::bigint`.as("bucket_ms"),
-        "level",
-        eb.cast<string>(eb.fn.countAll(), "bigint").as("n"),
-      ])
-      .where((eb) => eb.and(eventConditions(eb, access, { ...filters, since: from, until: end })))
-      .groupBy(["bucket_ms", "level"])
-      .execute();
+    rows = await eventBucketCounts(access, { ...filters, since: from, until: end }, size);
   } else {
     // From the hourly counts when buckets are whole hours, else the minutes.
     const counts = bucketCounts({

@@ -5,9 +5,9 @@ import { prisma } from "@/lib/db/client";
 import { deriveKey } from "@/lib/config/secrets";
 import { logger } from "@/lib/log";
 import { settings } from "@/lib/config/settings";
-import { deliverSignInLink } from "@/lib/auth/sign-in-email";
+import { deliverSignInLink } from "@/lib/sign-in/sign-in-email";
 import { sendInBackground } from "@/lib/jobs/background";
-import { checkSignInRequest } from "@/lib/auth/sign-in-request";
+import { checkSignInRequest } from "@/lib/sign-in/sign-in-request";
 import { safeRedirectUrl } from "@/lib/auth/safe-callback";
 import { SESSION_MAX_AGE_SECONDS, SESSION_UPDATE_AGE_SECONDS, SIGN_IN_LINK_LIFETIME_SECONDS } from "@/lib/auth/lifetimes";
 
@@ -53,7 +53,7 @@ export function authConfig(): NextAuthConfig {
         // Not awaited: the mail goes out after the answer, so an address
         // whose mail takes long to send answers as fast as one that gets
         // none, and an SMTP failure cannot become an unhandled rejection
-        // inside Auth.js. A failure is logged, clearly (lib/auth/sign-in-email.ts).
+        // inside Auth.js. A failure is logged, clearly (lib/sign-in/sign-in-email.ts).
         sendVerificationRequest({ identifier, url }) {
           sendInBackground(() => deliverSignInLink({ email: identifier, authCallbackUrl: url }));
           return Promise.resolve();
