@@ -1,4 +1,4 @@
-import type { QueryCreator } from "kysely";
+import { sql, type QueryCreator } from "kysely";
 import type { DB } from "@/lib/db/sql";
 import type { EventLevel } from "@/lib/events/schema";
 
@@ -18,18 +18,26 @@ export type StoredInput = {
   user_info: unknown;
 };
 
-/** Inserts the statement's rows, each with the id of the issue it joined. */
-export function insertEventsCte(qc: QueryCreator<DB & { placed: StoredInput & { issue_id: string } }>) {
+/**
+ * Inserts the statement's rows that joined an issue (`event_issues`: one
+ * jsonb object `{event id: issue id}`, read once), straight from `input`:
+ * the rows' large columns (context, tags, user) go from the input to the
+ * table without being copied through the CTEs that group them, which held
+ * several megabytes each and spilled to temporary files.
+ */
+export function insertEventsCte(qc: QueryCreator<DB & { input: StoredInput; event_issues: { ids: Record<string, string> | null } }>) {
+  const issueOf = sql<string | null>`((SELECT ids FROM event_issues) ->> (k.id::text))::uuid`;
   return qc
     .insertInto("events")
     .columns(["id", "project_id", "issue_id", "level", "message", "context", "timestamp", "received_at", "occurred_at", "release", "environment", "tags", "user_info"])
     .expression((eb) =>
       eb
-        .selectFrom("placed as k")
+        .selectFrom("input as k")
+        .where(issueOf, "is not", null)
         .select([
           "k.id",
           "k.project_id",
-          "k.issue_id",
+          issueOf.as("issue_id"),
           "k.level",
           "k.message",
           "k.context",

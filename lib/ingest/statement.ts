@@ -6,6 +6,7 @@ import type { EventLevel, EventUser } from "@/lib/events/schema";
 import { claimInputCte, claimKey, claimsCte, firstAnswers } from "@/lib/ingest/idempotency";
 import {
   countUpsertCte,
+  eventIssuesCte,
   groupedCte,
   placedCte,
   issueIdsCte,
@@ -98,12 +99,13 @@ export const buildIngestStatement = () =>
   sqlBuilder
     // Compact input: per request its project, key, claim and arrival once,
     // then its events as arrays; titles once per key. jsonb, not json: a json
-    // value is text that every ->> parses again.
+    // value is text that every ->> parses again. The titles are cast in a
+    // subquery: once per statement, where a generic plan would cast per row.
     .with(
       "input",
       () => sql<InputRow>`(
         SELECT (ev->>0)::uuid AS id, r->>'p' AS project_id, ev->>1 AS hash, ev->>8 AS fallback_hash,
-               (${placeholder("titles")}::jsonb ->> (ev->>1)) AS title,
+               ((SELECT ${placeholder("titles")}::jsonb) ->> (ev->>1)) AS title,
                (ev->>2)::event_level AS level, ev->>3 AS message,
                CASE WHEN jsonb_typeof(ev->4) = 'object' THEN ev->4 END AS context,
                (ev->>5)::timestamptz AS ts, coalesce(ev->>7, r->>'r')::timestamptz AS received_at,
@@ -122,7 +124,8 @@ export const buildIngestStatement = () =>
     .with("valid", (qc) =>
       qc
         .selectFrom("input as i")
-        .selectAll("i")
+        // Only what grouping and counting read: the large columns go from `input` to the events table directly.
+        .select(["i.id", "i.project_id", "i.hash", "i.fallback_hash", "i.title", "i.level", "i.message", "i.occurred_at", "i.release", "i.tag_pairs"])
         .where(({ eb, refTuple, selectFrom }) => eb(refTuple("i.key_id", "i.project_id"), "in", selectFrom("active_keys").select(["active_keys.id", "active_keys.project_id"]).$asTuple("id", "project_id")))
         .where((eb) =>
           eb.or([
@@ -145,6 +148,7 @@ export const buildIngestStatement = () =>
     .with("issues_up", part(issueUpsertCte))
     .with("issue_ids", part(issueIdsCte))
     .with("placed", part(placedCte))
+    .with("event_issues", part(eventIssuesCte))
     .with("events_in", part(insertEventsCte))
     .with("counts_up", part(countUpsertCte("issue_counts")))
     .with("hours_up", part(countUpsertCte("issue_hours")))

@@ -1,6 +1,5 @@
 import { sql, type Expression, type QueryCreator, type SqlBool } from "kysely";
 import type { DB } from "@/lib/db/sql";
-import type { StoredInput } from "@/lib/events/ingest-sql";
 import type { EventLevel } from "@/lib/events/schema";
 
 /**
@@ -52,9 +51,10 @@ export const MAX_TAG_VALUES_PER_BUCKET = 100;
  * One jsonb object `{project \x01 hash: key to use}`, only for rows that change.
  */
 export function stackKeysCte(qc: QueryCreator<DB & { valid: GroupingInput }>) {
+  // Each key once: a statement's rows share few issue keys, and each costs two index probes.
+  const keys = qc.selectFrom("valid").where("valid.fallback_hash", "is not", null).select(["valid.project_id", "valid.hash", "valid.fallback_hash"]).distinct();
   const candidates = qc
-    .selectFrom("valid as v")
-    .where("v.fallback_hash", "is not", null)
+    .selectFrom(keys.as("v"))
     .select((eb) => [
       "v.project_id",
       "v.hash",
@@ -76,8 +76,7 @@ export function stackKeysCte(qc: QueryCreator<DB & { valid: GroupingInput }>) {
         .else(eb.ref("v.hash"))
         .end()
         .as("chosen"),
-    ])
-    .distinct();
+    ]);
   return qc
     .selectFrom(candidates.as("c"))
     .whereRef("c.chosen", "<>", "c.hash")
@@ -200,13 +199,18 @@ export function issueIdsCte(qc: QueryCreator<DB & { issues_up: UpsertedIssue }>)
 }
 
 /** Each keyed row with the id of the issue it joined (from issue_ids). */
-export function placedCte(qc: QueryCreator<DB & { issue_ids: { ids: Record<string, string> | null }; keyed: KeyedRow & StoredInput }>) {
+export function placedCte(qc: QueryCreator<DB & { issue_ids: { ids: Record<string, string> | null }; keyed: KeyedRow }>) {
   return qc
     .selectFrom("keyed as k")
     .selectAll("k")
     .select((eb) =>
       sql<string>`((${eb.selectFrom("issue_ids").select("issue_ids.ids")}) ->> (${eb.ref("k.project_id")} || chr(1) || ${eb.ref("k.group_hash")}))::uuid`.as("issue_id"),
     );
+}
+
+/** Each placed row's issue, as one jsonb object `{event id: issue id}` (see insertEventsCte). */
+export function eventIssuesCte(qc: QueryCreator<DB & { placed: { id: string; issue_id: string } }>) {
+  return qc.selectFrom("placed as k").select((eb) => sql<Record<string, string> | null>`jsonb_object_agg(${eb.ref("k.id")}::text, ${eb.ref("k.issue_id")})`.as("ids"));
 }
 
 const COUNT_BUCKETS = {
@@ -241,10 +245,14 @@ export const countUpsertCte = (table: keyof typeof COUNT_BUCKETS) => (qc: QueryC
     .returning(sql<number>`1`.as("one"));
 };
 
-/** A row's tags for the breakdowns: [key, value] pairs, one issue each. */
-export type TagRow = { issue_id: string; project_id: string; occurred_at: Date; key: string; value: string };
+/** The statement's tag pairs per issue, hour, key and value, with how many rows have each. */
+export type TagRow = { issue_id: string; project_id: string; hour: Date; key: string; value: string; n: number };
 
-/** The statement's rows' tag pairs with their issue. */
+/**
+ * The statement's rows' tag pairs, counted once per issue, hour, key and
+ * value: both tag count tables (hours, and days summed from these) start from
+ * this one aggregate rather than each from every row's pairs.
+ */
 export function tagRowsCte(qc: QueryCreator<DB & { placed: KeyedRow & { issue_id: string } }>) {
   return qc
     .selectFrom(["placed as k", sql<{ value: unknown }>`jsonb_array_elements(${sql.ref("k.tag_pairs")})`.as("t")])
@@ -252,10 +260,12 @@ export function tagRowsCte(qc: QueryCreator<DB & { placed: KeyedRow & { issue_id
     .select((eb) => [
       "k.issue_id",
       "k.project_id",
-      "k.occurred_at",
+      sql<Date>`date_bin('1 hour', ${eb.ref("k.occurred_at")}, TIMESTAMPTZ 'epoch')`.as("hour"),
       sql<string>`${eb.ref("t.value")} ->> 0`.as("key"),
       sql<string>`${eb.ref("t.value")} ->> 1`.as("value"),
-    ]);
+      sql<number>`count(*)::int`.as("n"),
+    ])
+    .groupBy(sql`1, 2, 3, 4, 5`);
 }
 
 const TAG_BUCKETS = {
@@ -277,46 +287,30 @@ export const tagCountUpsertCte = (table: keyof typeof TAG_BUCKETS) => (qc: Query
   const b = bucket as "hour";
   return (
     qc
-      // Per issue, bucket, key and value: how many rows, and whether the bucket holds that value.
-      .with("known", (qc) =>
+      // Per issue, bucket, key and value: how many rows.
+      .with("counted", (qc) =>
         qc
-          .selectFrom(
-            qc
-              .selectFrom("tag_rows as r")
-              .select((eb) => [
-                "r.issue_id",
-                "r.project_id",
-                sql<Date>`date_bin(${sql.lit(width)}, ${eb.ref("r.occurred_at")}, TIMESTAMPTZ 'epoch')`.as("bucket"),
-                "r.key",
-                "r.value",
-                sql<number>`count(*)::int`.as("n"),
-              ])
-              .groupBy(sql`1, 2, 3, 4, 5`)
-              .as("i"),
-          )
-          .selectAll("i")
-          .select((eb) =>
-            eb
-              .exists(
-                eb
-                  .selectFrom(`${t} as s`)
-                  .select("s.count")
-                  .whereRef("s.issue_id", "=", "i.issue_id")
-                  .whereRef(`s.${b}`, "=", "i.bucket")
-                  .whereRef("s.key", "=", "i.key")
-                  .whereRef("s.value", "=", "i.value"),
-              )
-              .as("known"),
-          ),
+          .selectFrom("tag_rows as r")
+          .select((eb) => [
+            "r.issue_id",
+            "r.project_id",
+            sql<Date>`date_bin(${sql.lit(width)}, ${eb.ref("r.hour")}, TIMESTAMPTZ 'epoch')`.as("bucket"),
+            "r.key",
+            "r.value",
+            sql<number>`sum(${eb.ref("r.n")})::int`.as("n"),
+          ])
+          .groupBy(sql`1, 2, 3, 4, 5`),
       )
-      // Room left in each bucket that gets a new value.
+      // Per bucket: how many values the statement brings, and the room the bucket has left.
       .with("room", (qc) =>
         qc
-          .selectFrom(qc.selectFrom("known").where("known.known", "=", false).select(["known.issue_id", "known.bucket", "known.key"]).distinct().as("k"))
+          .selectFrom("counted as k")
+          .groupBy(["k.issue_id", "k.bucket", "k.key"])
           .select((eb) => [
             "k.issue_id",
             "k.bucket",
             "k.key",
+            sql<number>`count(*)::int`.as("values_here"),
             sql<number>`${sql.lit(MAX_TAG_VALUES_PER_BUCKET)} - (${eb
               .selectFrom(`${t} as s`)
               .select((s) => s.fn.countAll<number>().as("n"))
@@ -326,19 +320,38 @@ export const tagCountUpsertCte = (table: keyof typeof TAG_BUCKETS) => (qc: Query
               .where("s.value", "<>", "")})`.as("room"),
           ]),
       )
-      .with("admitted", (qc) =>
+      // Whether each value is admitted for sure: every value fits in the
+      // bucket's room, or the bucket already holds it (only looked up when
+      // they do not all fit).
+      .with("known", (qc) =>
         qc
-          .selectFrom("known as k")
-          .leftJoin("room as r", (join) => join.onRef("r.issue_id", "=", "k.issue_id").onRef("r.bucket", "=", "k.bucket").onRef("r.key", "=", "k.key"))
+          .selectFrom("counted as k")
+          .innerJoin("room as r", (join) => join.onRef("r.issue_id", "=", "k.issue_id").onRef("r.bucket", "=", "k.bucket").onRef("r.key", "=", "k.key"))
+          .selectAll("k")
           .select((eb) => [
-            "k.issue_id",
-            "k.project_id",
-            "k.bucket",
-            "k.key",
-            sql<string>`CASE WHEN ${eb.ref("k.known")} OR row_number() OVER (PARTITION BY ${eb.ref("k.issue_id")}, ${eb.ref("k.bucket")}, ${eb.ref("k.key")}, ${eb.ref("k.known")}
-                ORDER BY ${eb.ref("k.n")} DESC, ${eb.ref("k.value")}) <= ${eb.ref("r.room")} THEN ${eb.ref("k.value")} ELSE '' END`.as("value"),
-            "k.n",
+            "r.room",
+            sql<boolean>`CASE WHEN ${eb.ref("r.values_here")} <= ${eb.ref("r.room")} THEN true ELSE ${eb.exists(
+              eb
+                .selectFrom(`${t} as s`)
+                .select("s.count")
+                .whereRef("s.issue_id", "=", "k.issue_id")
+                .whereRef(`s.${b}`, "=", "k.bucket")
+                .whereRef("s.key", "=", "k.key")
+                .whereRef("s.value", "=", "k.value"),
+            )} END`.as("sure"),
           ]),
+      )
+      // The others are admitted while the room lasts, the most frequent first; the rest are counted under "".
+      .with("admitted", (qc) =>
+        qc.selectFrom("known as k").select((eb) => [
+          "k.issue_id",
+          "k.project_id",
+          "k.bucket",
+          "k.key",
+          sql<string>`CASE WHEN ${eb.ref("k.sure")} OR row_number() OVER (PARTITION BY ${eb.ref("k.issue_id")}, ${eb.ref("k.bucket")}, ${eb.ref("k.key")}, ${eb.ref("k.sure")}
+              ORDER BY ${eb.ref("k.n")} DESC, ${eb.ref("k.value")}) <= ${eb.ref("k.room")} THEN ${eb.ref("k.value")} ELSE '' END`.as("value"),
+          "k.n",
+        ]),
       )
       .insertInto(t)
       .columns(["issue_id", b, "key", "value", "project_id", "count"])
