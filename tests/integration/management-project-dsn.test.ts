@@ -5,6 +5,7 @@
  * another tenant reading or changing none of it.
  */
 import { describe, expect, it } from "vitest";
+import * as projectsRoute from "@/app/api/projects/route";
 import * as projectRoute from "@/app/api/projects/[id]/route";
 import * as keyRoute from "@/app/api/projects/[id]/key/route";
 import { POST as postStore } from "@/app/api/[projectNumber]/store/route";
@@ -31,6 +32,16 @@ async function storeFrom(dsn: string, origin?: string) {
   const res = await postStore(new Request(`http://localhost/api/${number}/store/`, { method: "POST", headers, body }), { params: Promise.resolve({ projectNumber: number }) });
   return res.status;
 }
+
+describe("POST /api/projects: dsn", () => {
+  it("answers the new project's DSN, the one GET /api/projects/:id shows", async () => {
+    const { owner } = await createTeam("dsn-create");
+    const created = await callRoute(projectsRoute.POST, apiRequest("/api/projects", { method: "POST", cookie: owner.cookie, body: { name: `dsn-new-${crypto.randomUUID()}` } }));
+    expect(created.status).toBe(201);
+    expect(created.body.dsn).toMatch(/^http:\/\/[^@]+@localhost:3000\/\d+$/);
+    expect((await details(created.body.id, owner.cookie)).body).toMatchObject({ id: created.body.id, apiKey: created.body.apiKey, dsn: created.body.dsn });
+  });
+});
 
 describe("GET /api/projects/:id: dsn", () => {
   it("is the public key and project number on the public origin: AUTH_URL when set, else the request's host", async () => {
