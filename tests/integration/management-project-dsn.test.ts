@@ -161,6 +161,18 @@ describe("PATCH /api/projects/:id {allowedOrigins}", () => {
     expect((await prisma.project.findUniqueOrThrow({ where: { id: project.id } })).allowedOrigins).toEqual(["*"]);
   });
 
+  it("refuses an entry with whitespace in it (an origin never has any), naming it, rather than splitting or trimming it", async () => {
+    const { owner, project } = await createTeam("origins-space");
+    for (const entry of ["https://a.example https://b.example", "https://a.example,\nhttps://b.example", " https://a.example", "https://a.example\t", "* "]) {
+      const answer = await patch(project.id, owner.cookie, { allowedOrigins: ["https://ok.example", entry] });
+      expect([answer.status, answer.body.errors], JSON.stringify(entry)).toEqual([
+        400,
+        [{ path: "allowedOrigins.1", message: expect.stringMatching(/contains whitespace: give each origin as its own element of the list/) }],
+      ]);
+    }
+    expect((await prisma.project.findUniqueOrThrow({ where: { id: project.id } })).allowedOrigins).toEqual(["*"]);
+  });
+
   it("members 403, another tenant 404: the list is unchanged", async () => {
     const { member, outsider, project } = await createTeam("origins-tenancy");
     expect((await patch(project.id, member.cookie, { allowedOrigins: ["https://mine.example"] })).status).toBe(403);
