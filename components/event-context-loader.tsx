@@ -11,8 +11,9 @@ const linkClass = "font-medium text-indigo-600 hover:underline dark:text-indigo-
 /**
  * An event's context in a list row, fetched from the events API the first
  * time the row's <details> opens: a page of SDK events would otherwise carry
- * every one's breadcrumbs and stack in its HTML. Without script, the row
- * points to the event's own page, which shows it.
+ * every one's breadcrumbs and stack in its HTML
+ * ([figures](../docs/performance.md#page-weight-event-context-loaded-on-open)).
+ * Without script, the row points to the event's own page, which shows it.
  */
 export function EventContextLoader({ projectId, eventId, label }: { projectId: string; eventId: string; label: string }) {
   const [state, setState] = useState<State>({ kind: "idle" });
