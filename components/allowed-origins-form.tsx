@@ -7,7 +7,7 @@ import { SubmitButton } from "@/components/submit-button";
 
 /**
  * The origins whose pages may send through the Sentry routes (browser SDKs),
- * one per line; owners edit them, members read them.
+ * one per line (or separated by commas or spaces); owners edit them, members read them.
  */
 export function AllowedOriginsForm({ projectId, origins, editable, action }: { projectId: string; origins: string[]; editable: boolean; action: FormAction }) {
   const [state, formAction] = useActionState<ActionState, FormData>(action, null);
@@ -21,7 +21,7 @@ export function AllowedOriginsForm({ projectId, origins, editable, action }: { p
       </label>
       <p id={hintId} className="text-xs text-zinc-500 dark:text-zinc-400">
         Web pages on these origins may send events with the DSN (browser SDKs), one per line as <code className="font-mono">https://app.example.com</code> (scheme, host
-        and port; no path). <code className="font-mono">*</code> allows any page; an empty list allows none. Servers and apps send no origin and are not affected.
+        and port; no path); commas and spaces separate them too. <code className="font-mono">*</code> allows any page; an empty list allows none. Servers and apps send no origin and are not affected.
       </p>
       <textarea
         id={id}

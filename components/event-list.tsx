@@ -1,5 +1,5 @@
 import Link from "next/link";
-import { ContextView } from "@/components/context-view";
+import { EventContextLoader } from "@/components/event-context-loader";
 import { EventDetails } from "@/components/event-details";
 import { LevelBadge } from "@/components/level-badge";
 import { LocalTime } from "@/components/local-time";
@@ -10,7 +10,8 @@ const linkClass = "font-medium text-indigo-600 hover:underline dark:text-indigo-
 /**
  * Events, newest first. Each row opens (native <details>, no script) to the
  * whole message, its times, its context and links to its own page and its
- * issue.
+ * issue. The context is not in the page: a row loads it when it opens, or
+ * at once for the row open from the start (EventContextLoader).
  */
 export function EventList({
   events,
@@ -53,7 +54,7 @@ export function EventList({
             <div className="space-y-3 border-t border-zinc-100 bg-zinc-50/60 px-3 py-3 sm:px-4 dark:border-zinc-800 dark:bg-zinc-950/40">
               <EventDetails event={event} />
               {event.context ? (
-                <ContextView value={event.context} label={`Context of event ${event.id}`} />
+                <EventContextLoader projectId={projectId} eventId={event.id} label={`Context of event ${event.id}`} />
               ) : (
                 <p className="text-xs text-zinc-500">No context.</p>
               )}

@@ -1,6 +1,6 @@
 import Link from "next/link";
 import type { FormAction } from "@/components/action-state";
-import { NewBadge, RegressedBadge } from "@/components/issue-badges";
+import { WindowBadges } from "@/components/issue-badges";
 import { IssueStatusActions } from "@/components/issue-status-actions";
 import { IssueTitle } from "@/components/issue-title";
 import { WorkflowSelectBox } from "@/components/issues/workflow-bulk";
@@ -52,8 +52,7 @@ export function IssueList({ issues, projectId, period, linkQuery, renderedAt, st
                   </Link>
                 </div>
                 <p className="flex flex-wrap items-center gap-x-2 gap-y-1 text-xs text-zinc-500 dark:text-zinc-400">
-                  {issue.isNew && <NewBadge />}
-                  {issue.isRegressed && <RegressedBadge />}
+                  <WindowBadges isNew={issue.isNew} isRegressed={issue.isRegressed} />
                   <span>
                     first seen <LocalTime iso={issue.firstSeen} format="relative" renderedAt={renderedAt} />
                   </span>

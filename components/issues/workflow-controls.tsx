@@ -33,7 +33,7 @@ type Props = {
 
 /**
  * The issue page's workflow: where the issue stands (resolved how and by
- * whom, late events, ignored until when), Resolve / Ignore menus with their
+ * whom, ignored until when; its late events are next to its status), Resolve / Ignore menus with their
  * "in the next release" and "until…" choices, Reopen, and the assignee
  * picker. Each choice is a small form of its own on one action state.
  */
@@ -87,13 +87,6 @@ function WorkflowState({ issue, renderedAt }: { issue: Props["issue"]; renderedA
             : " (an event dated after this reopens it)"}
       </span>,
     );
-    if (issue.lateCount > 0) {
-      parts.push(
-        <span key="late" title="Events that arrived after it was resolved but are dated before the resolution, or come from the resolved release or an older one: counted, never a regression.">
-          {formatCount(issue.lateCount)} late {pluralWord(issue.lateCount, "event")} since, which did not reopen it
-        </span>,
-      );
-    }
   }
   if (issue.status === "ignored") {
     const until: ReactNode[] = [];

@@ -120,11 +120,12 @@ type Grouped = {
  * concurrent statements lock issue rows in the same order and never
  * deadlock. A resolved issue reopens (a regression) only for an event that
  * happened after it was resolved, or, resolved in a release, for an event of
- * a newer release; other events are counted as late. An ignored issue whose
+ * a newer release; other events are counted as late, also when the same
+ * statement brings events that reopen it. An ignored issue whose
  * time or event allowance ran out opens again. `reopened_txid` lets
  * RETURNING tell this statement's regressions apart.
  */
-export function issueUpsertCte(qc: QueryCreator<DB & { grouped: Grouped }>) {
+export function issueUpsertCte(qc: QueryCreator<DB & { grouped: Grouped; keyed: KeyedRow }>) {
   return qc
     .insertInto("issues")
     .columns(["project_id", "fingerprint_hash", "level", "title", "sample_message", "first_seen", "last_seen", "count", "first_release_seq", "last_release_seq"])
@@ -138,11 +139,21 @@ export function issueUpsertCte(qc: QueryCreator<DB & { grouped: Grouped }>) {
     .onConflict((oc) =>
       oc.columns(["project_id", "fingerprint_hash"]).doUpdateSet((eb) => {
         const status = eb.ref("issues.status");
-        const reopens: Expression<SqlBool> = sql<SqlBool>`(${status} = 'resolved' AND CASE ${eb.ref("issues.resolve_mode")}
-            WHEN 'now' THEN ${eb.ref("excluded.last_seen")} > ${eb.ref("issues.resolved_at")}
-            WHEN 'next_release' THEN coalesce(${eb.ref("excluded.last_release_seq")} > ${eb.ref("issues.resolved_seq")}, false)
-            WHEN 'in_release' THEN coalesce(${eb.ref("excluded.last_release_seq")} > ${eb.ref("issues.resolved_seq")}, false)
-            ELSE ${eb.ref("excluded.last_seen")} > coalesce(${eb.ref("issues.status_changed_at")}, '-infinity') END)`;
+        // Whether an event of this time and release would reopen the resolved issue.
+        const reopensFor = (time: Expression<unknown>, releaseSeq: Expression<unknown>) => sql<SqlBool>`CASE ${eb.ref("issues.resolve_mode")}
+            WHEN 'now' THEN ${time} > ${eb.ref("issues.resolved_at")}
+            WHEN 'next_release' THEN coalesce(${releaseSeq} > ${eb.ref("issues.resolved_seq")}, false)
+            WHEN 'in_release' THEN coalesce(${releaseSeq} > ${eb.ref("issues.resolved_seq")}, false)
+            ELSE ${time} > coalesce(${eb.ref("issues.status_changed_at")}, '-infinity') END`;
+        const reopens: Expression<SqlBool> = sql<SqlBool>`(${status} = 'resolved' AND ${reopensFor(eb.ref("excluded.last_seen"), eb.ref("excluded.last_release_seq"))})`;
+        // When the group reopens the issue, its events that alone would not have are late all the same;
+        // read from `keyed` only then (a regression is rare, the statement's hot path is not).
+        const lateInReopening = eb
+          .selectFrom("keyed as k")
+          .whereRef("k.project_id", "=", "issues.project_id")
+          .whereRef("k.group_hash", "=", "issues.fingerprint_hash")
+          .where((k) => k.not(reopensFor(k.ref("k.occurred_at"), k.ref("k.release_seq"))))
+          .select(sql<string>`count(*)`.as("n"));
         const unignores: Expression<SqlBool> = sql<SqlBool>`(${status} = 'ignored' AND (${eb.ref("issues.ignored_until")} <= now()
             OR ${eb.ref("issues.count")} + ${eb.ref("excluded.count")} >= ${eb.ref("issues.ignored_until_count")}))`;
         return {
@@ -168,7 +179,7 @@ export function issueUpsertCte(qc: QueryCreator<DB & { grouped: Grouped }>) {
           regressed_at: sql`CASE WHEN ${reopens} THEN
               CASE WHEN ${eb.ref("excluded.first_seen")} > ${eb.ref("issues.resolved_at")} THEN ${eb.ref("excluded.first_seen")} ELSE ${eb.ref("excluded.last_seen")} END
             ELSE ${eb.ref("issues.regressed_at")} END`,
-          late_count: sql`${eb.ref("issues.late_count")} + CASE WHEN ${status} = 'resolved' AND NOT ${reopens} THEN ${eb.ref("excluded.count")} ELSE 0 END`,
+          late_count: sql`${eb.ref("issues.late_count")} + CASE WHEN ${status} <> 'resolved' THEN 0 WHEN ${reopens} THEN (${lateInReopening}) ELSE ${eb.ref("excluded.count")} END`,
           reopened_txid: sql`CASE WHEN ${reopens} THEN txid_current() ELSE ${eb.ref("issues.reopened_txid")} END`,
           unignored_txid: sql`CASE WHEN ${unignores} THEN txid_current() ELSE ${eb.ref("issues.unignored_txid")} END`,
         };

@@ -35,7 +35,7 @@ export type IssueView = {
   windowCount: number;
   /** First seen in the window. */
   isNew: boolean;
-  /** Reopened in the window (a resolved issue that got an event), not new. */
+  /** Reopened in the window (a resolved issue that got an event), whether or not it is also new there. */
   isRegressed: boolean;
   /** Events per bucket, oldest first; the buckets are `window.bucketMs` long and end with the window. */
   sparkline: number[];
@@ -125,7 +125,7 @@ function toIssueView(row: IssueRecord, since: Date, sparkline: number[]): IssueV
     assigneeId: row.assignee_id,
     windowCount: Number(row.window_count),
     isNew,
-    isRegressed: !isNew && regressedAt !== null && regressedAt >= since,
+    isRegressed: regressedAt !== null && regressedAt >= since,
     sparkline,
   };
 }

@@ -254,7 +254,7 @@ export const operations: Operation[] = [
     summary: "Create a project (the caller becomes its owner)",
     caller: "session",
     body: { content: json(createProjectBodySchema) },
-    answers: { 201: ok("Created, with its API key.", answers.createdProjectSchema) },
+    answers: { 201: ok("Created, with its API key and DSN.", answers.createdProjectSchema) },
     problems: [400, 401, 403, 409, 500, 503],
   },
   {

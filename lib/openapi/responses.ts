@@ -23,7 +23,7 @@ import type { addIssueComment, listIssueActivity } from "@/lib/issues/activities
 import type { getIssueDetails } from "@/lib/issues/issue-details";
 import type { listProjectIssues } from "@/lib/issues/service";
 import type { changeIssue, changeIssues } from "@/lib/issues/workflow";
-import type { createProject } from "@/lib/project-setup/create-project";
+import type { createProjectWithDsn } from "@/lib/project-setup/create-project";
 import type { changeMemberRole, listMembers } from "@/lib/projects/members";
 import type { getProjectDetails, listProjectsForUser, rotateKeyAsOwner, updateProject } from "@/lib/projects/service";
 
@@ -73,7 +73,12 @@ export const projectSummarySchema = z.object({
   keyLast4: z.string().nullable().describe("Last four characters of the active API key"),
 });
 export const projectListSchema = z.object({ projects: z.array(projectSummarySchema) });
-export const createdProjectSchema = z.object({ id: z.string(), name: z.string(), apiKey: z.string().regex(/^tlt_[A-Za-z0-9]+$/) });
+export const createdProjectSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  apiKey: z.string().regex(/^tlt_[A-Za-z0-9]+$/),
+  dsn: z.string().nullable().describe("The Sentry DSN on this site's public origin, as GET /api/projects/{id} answers it"),
+});
 export const projectDetailsSchema = z.object({
   id: z.string(),
   name: z.string(),
@@ -277,7 +282,7 @@ type _Checks = [
   Assert<Same<Out<typeof eventAcceptedSchema>, Result<typeof ingestEvent>["body"]>>,
   Assert<Same<Out<typeof batchAcceptedSchema>, Result<typeof ingestEventBatch>["body"]>>,
   Assert<Same<Out<typeof projectListSchema>, { projects: Result<typeof listProjectsForUser> }>>,
-  Assert<Same<Out<typeof createdProjectSchema>, Result<typeof createProject>>>,
+  Assert<Same<Out<typeof createdProjectSchema>, Result<typeof createProjectWithDsn>>>,
   Assert<Same<Out<typeof projectDetailsSchema>, Result<typeof getProjectDetails>>>,
   Assert<Same<Out<typeof projectDetailsSchema>, Result<typeof updateProject>>>,
   Assert<Same<Out<typeof rotatedKeySchema>, Result<typeof rotateKeyAsOwner>>>,

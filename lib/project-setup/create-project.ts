@@ -6,6 +6,7 @@ import { errors } from "@/lib/http/errors";
 import { createProjectKey } from "@/lib/keys/service";
 import { createDefaultAlertRules } from "@/lib/alerts/rules";
 import { insertProject } from "@/lib/projects/insert-project";
+import { readProjectDsn } from "@/lib/projects/dsn";
 import { findOwnedProjectByName } from "@/lib/projects/operator";
 
 export type CreatedProject = { id: string; name: string; apiKey: string };
@@ -34,6 +35,12 @@ export async function createProject(ownerId: string, name: string): Promise<Crea
     await createDefaultAlertRules(tx, project.id, ownerId);
     return { ...project, apiKey };
   });
+}
+
+/** What `POST /api/projects` answers: the new project with its API key and its Sentry DSN on `origin`, as `GET /api/projects/:id` shows it. */
+export async function createProjectWithDsn(ownerId: string, name: string, origin: string): Promise<CreatedProject & { dsn: string | null }> {
+  const project = await createProject(ownerId, name);
+  return { ...project, dsn: await readProjectDsn(project.id, origin) };
 }
 
 function assertBelowCap(owned: number, limit: number): void {

@@ -32,11 +32,20 @@ export function normalizeOrigin(value: string): string | null {
   return trimmed;
 }
 
+// An origin never contains whitespace: an entry with some is most likely
+// several origins in one string, which the API refuses rather than guesses.
 const originSchema = z
   .string({ error: "Each allowed origin is a string." })
   .max(MAX_ORIGIN_CHARS, `An origin has at most ${MAX_ORIGIN_CHARS} characters.`)
   .transform((value, ctx) => {
-    if (value.trim() === "*") return "*";
+    if (/\s/.test(value)) {
+      ctx.addIssue({
+        code: "custom",
+        message: `“${value.slice(0, 100)}” contains whitespace: give each origin as its own element of the list, with no spaces or line breaks (an origin never has any).`,
+      });
+      return z.NEVER;
+    }
+    if (value === "*") return "*";
     const origin = normalizeOrigin(value);
     if (origin === null) {
       ctx.addIssue({
@@ -54,7 +63,11 @@ export const allowedOriginsSchema = z
   .transform((origins) => [...new Set(origins)])
   .refine((origins) => !origins.includes("*") || origins.length === 1, "“*” already allows every origin: give either “*” alone or a list of origins.");
 
-/** The dashboard's text box: one origin per line (commas and spaces separate too). */
+/**
+ * The dashboard's text box: one origin per line, or separated by commas or
+ * spaces (an origin has none of them; the form's hint says so). The API takes
+ * a list and refuses an entry with whitespace instead.
+ */
 export function splitOriginsText(text: string): string[] {
   return text.split(/[\s,]+/).filter((s) => s !== "");
 }

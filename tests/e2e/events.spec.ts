@@ -84,6 +84,11 @@ test("the events tab: filters drive the list and the chart, context reads well, 
   });
 
   await test.step("a stack trace shows one frame per line, multi-line text as lines", async () => {
+    // A closed row's context is not in the page: it loads when the row opens.
+    const served = await (await page.request.get(`/projects/${project.id}/events`)).text();
+    expect(served.includes("in CheckoutForm"), "the row is in the page").toBe(true);
+    expect(served.includes("checkout-form.tsx:42:17"), "a closed row's stack is in the page").toBe(false);
+    await expect(page.locator('[aria-label^="Context of event"]')).toHaveCount(0);
     await page.getByText("TypeError: Cannot read properties of undefined (reading 'id') in CheckoutForm").click();
     const context = page.getByRole("group", { name: /^Context of event/ });
     const stack = context.getByRole("list", { name: "Stack trace" });

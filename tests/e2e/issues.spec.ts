@@ -111,6 +111,19 @@ test("events are grouped into issues that can be resolved, regress, and open on 
     await expect(page.getByRole("article", { name: STRIPE })).toHaveCount(0);
     await page.getByRole("navigation", { name: "Issue status" }).getByRole("link", { name: "Open" }).click();
     await expect(page.getByRole("article", { name: STRIPE })).toBeVisible();
+
+    // First seen and regressed in the same period: Regressed leads, "new" beside it.
+    await sendEvents(request, project, [{ level: "error", message: "Image resize worker crashed" }]);
+    await page.goto(`/projects/${project.id}`);
+    const resize = page.getByRole("article", { name: "Image resize worker crashed" });
+    await expect(resize.getByText("New", { exact: true })).toBeVisible();
+    await resize.getByRole("button", { name: "Resolve" }).click();
+    await expect(resize).toHaveCount(0);
+    await sendEvents(request, project, [{ level: "error", message: "Image resize worker crashed" }]);
+    await page.goto(`/projects/${project.id}`);
+    await expect(resize.getByText("Regressed", { exact: true })).toBeVisible();
+    await expect(resize.getByText("new", { exact: true })).toBeVisible();
+    await expect(resize.getByText("New", { exact: true })).toHaveCount(0);
   });
 
   let eventUrl = "";

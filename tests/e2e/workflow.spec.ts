@@ -26,12 +26,16 @@ test("triage: resolve in the next release (late events stay late), assign, comme
 
     await sendEvents(request, project, [{ level: "error", message: "Cart total is NaN", release: "1.0.0" }]);
     await page.reload();
-    await expect(state).toContainText("1 late event since, which did not reopen it");
+    const late = card.getByTestId("late-events");
+    await expect(late).toContainText("1 late event");
+    await expect(late).toHaveAttribute("title", /dated before the resolution, or of the resolved release or an older one/);
     await expect(card.getByText("resolved", { exact: true })).toBeVisible();
 
     await sendEvents(request, project, [{ level: "error", message: "Cart total is NaN", release: "1.1.0" }]);
     await page.reload();
     await expect(card.getByText("open", { exact: true })).toBeVisible();
+    // Reopened: its late events since the resolution are still said.
+    await expect(late).toContainText("1 late event");
     await expect(activity.getByRole("listitem").first()).toContainText("Telltale regressed");
   });
 

@@ -6,7 +6,7 @@ import { GET as listIssues, PATCH as patchIssues } from "@/app/api/projects/[id]
 import { DELETE as removeMember } from "@/app/api/projects/[id]/members/[userId]/route";
 import { prisma } from "@/lib/db/client";
 import { reopenExpiredIgnores } from "@/lib/issues/workflow";
-import { sendEvent } from "@/tests/helpers/ingest";
+import { sendBatch, sendEvent } from "@/tests/helpers/ingest";
 import { apiRequest, callRoute, createTeam } from "@/tests/helpers/session";
 
 /** The issue workflow through the management API: resolve modes, late events, ignore until, assignees, activity, comments, bulk changes. */
@@ -65,6 +65,30 @@ describe("resolve: by event time, in the next release, in a given release", () =
       ["regression", { at: after.toISOString() }],
       ["status", { from: "open", to: "resolved", resolveMode: "now" }],
     ]);
+  });
+
+  it("one batch with events dated before and after the resolution: the later one reopens it, the earlier ones still count as late", async () => {
+    const team = await createTeam("wf-late-mixed");
+    await ingest(team, { message: "Cache warmer stalled", timestamp: minutesAgo(30).toISOString() });
+    const id = await onlyIssueId(team, "Cache warmer stalled");
+    await patch(team, id, { status: "resolved" });
+
+    const after = new Date(Date.now() + 1000);
+    const events = [minutesAgo(6), after, minutesAgo(5)].map((t) => ({ projectId: team.project.id, level: "error", message: "Cache warmer stalled", timestamp: t.toISOString() }));
+    expect((await sendBatch(team.project.apiKey, events)).status).toBe(201);
+    expect((await issue(team, id)).body).toMatchObject({ status: "open", count: 4, lateCount: 2, regressedAt: after.toISOString() });
+    expect(await regressionAlerts(team, id)).toBe(1);
+  });
+
+  it("one batch with an event of the resolved release and one of a newer release: reopened, the older one counted as late", async () => {
+    const team = await createTeam("wf-next-mixed");
+    await ingest(team, { message: "Invoice PDF blank", release: "3.0.0" });
+    const id = await onlyIssueId(team, "Invoice PDF blank");
+    expect((await patch(team, id, { status: "resolved", resolvedIn: "next_release" })).body).toMatchObject({ resolvedRelease: "3.0.0" });
+
+    const event = (release: string) => ({ projectId: team.project.id, level: "error", message: "Invoice PDF blank", release });
+    expect((await sendBatch(team.project.apiKey, [event("3.0.0"), event("3.1.0")])).status).toBe(201);
+    expect((await issue(team, id)).body).toMatchObject({ status: "open", count: 3, lateCount: 1 });
   });
 
   it("in the next release: events of that release or older (or none) do not reopen it; the first event of a newer release does, with one alert", async () => {

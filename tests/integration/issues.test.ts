@@ -104,6 +104,21 @@ describe("grouping at ingest", () => {
 });
 
 describe("regressions and status", () => {
+  it("an issue first seen and regressed in the same window is both new and regressed there", async () => {
+    const team = await createTeam("new-regressed");
+    await ingest(team, { level: "error", message: "Thumbnail worker OOM", timestamp: minutesAgo(30).toISOString() });
+    const [created] = (await issues(team)).body.issues;
+    expect(created).toMatchObject({ isNew: true, isRegressed: false });
+    await setStatus(team, created!.id, "resolved");
+    await ingest(team, { level: "error", message: "Thumbnail worker OOM", timestamp: new Date(Date.now() + 1000).toISOString() });
+
+    const [listed] = (await issues(team)).body.issues;
+    expect(listed).toMatchObject({ id: created!.id, status: "open", isNew: true, isRegressed: true });
+    expect((await issue(team, created!.id)).body).toMatchObject({ isNew: true, isRegressed: true });
+    // A window that starts after it was first seen: regressed, not new.
+    expect((await issue(team, created!.id, `?since=${minutesAgo(10).toISOString()}`)).body).toMatchObject({ isNew: false, isRegressed: true });
+  });
+
   it("a resolved issue that gets an event reopens (a regression, dated by that event); an ignored one keeps counting, ignored", async () => {
     const team = await createTeam("regress");
     await ingest(team, { level: "error", message: "Queue consumer crashed (pid 4411)", timestamp: minutesAgo(50).toISOString() });

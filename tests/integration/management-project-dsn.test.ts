@@ -5,6 +5,7 @@
  * another tenant reading or changing none of it.
  */
 import { describe, expect, it } from "vitest";
+import * as projectsRoute from "@/app/api/projects/route";
 import * as projectRoute from "@/app/api/projects/[id]/route";
 import * as keyRoute from "@/app/api/projects/[id]/key/route";
 import { POST as postStore } from "@/app/api/[projectNumber]/store/route";
@@ -32,6 +33,16 @@ async function storeFrom(dsn: string, origin?: string) {
   const res = await postStore(new Request(`http://localhost/api/${number}/store/`, { method: "POST", headers, body }), { params: Promise.resolve({ projectNumber: number }) });
   return res.status;
 }
+
+describe("POST /api/projects: dsn", () => {
+  it("answers the new project's DSN, the one GET /api/projects/:id shows", async () => {
+    const { owner } = await createTeam("dsn-create");
+    const created = await callRoute(projectsRoute.POST, apiRequest("/api/projects", { method: "POST", cookie: owner.cookie, body: { name: `dsn-new-${crypto.randomUUID()}` } }));
+    expect(created.status).toBe(201);
+    expect(created.body.dsn).toMatch(/^http:\/\/[^@]+@localhost:3000\/\d+$/);
+    expect((await details(created.body.id, owner.cookie)).body).toMatchObject({ id: created.body.id, apiKey: created.body.apiKey, dsn: created.body.dsn });
+  });
+});
 
 describe("GET /api/projects/:id: dsn", () => {
   it("is the public key and project number on the public origin: AUTH_URL when set, else the request's host", async () => {
@@ -148,6 +159,18 @@ describe("PATCH /api/projects/:id {allowedOrigins}", () => {
     }
     const oneBad = await patch(project.id, owner.cookie, { allowedOrigins: ["https://app.example/path"] });
     expect(oneBad.body.errors[0].message).toMatch(/is not an origin: write scheme:\/\/host\[:port\]/);
+    expect((await prisma.project.findUniqueOrThrow({ where: { id: project.id } })).allowedOrigins).toEqual(["*"]);
+  });
+
+  it("refuses an entry with whitespace in it (an origin never has any), naming it, rather than splitting or trimming it", async () => {
+    const { owner, project } = await createTeam("origins-space");
+    for (const entry of ["https://a.example https://b.example", "https://a.example,\nhttps://b.example", " https://a.example", "https://a.example\t", "* "]) {
+      const answer = await patch(project.id, owner.cookie, { allowedOrigins: ["https://ok.example", entry] });
+      expect([answer.status, answer.body.errors], JSON.stringify(entry)).toEqual([
+        400,
+        [{ path: "allowedOrigins.1", message: expect.stringMatching(/contains whitespace: give each origin as its own element of the list/) }],
+      ]);
+    }
     expect((await prisma.project.findUniqueOrThrow({ where: { id: project.id } })).allowedOrigins).toEqual(["*"]);
   });
 

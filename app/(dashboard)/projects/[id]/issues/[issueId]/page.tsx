@@ -4,7 +4,7 @@ import { notFound } from "next/navigation";
 import { cache } from "react";
 import { EventList } from "@/components/event-list";
 import { EventsChart } from "@/components/events-chart";
-import { NewBadge, RegressedBadge, StatusBadge } from "@/components/issue-badges";
+import { LateEvents, StatusBadge, WindowBadges } from "@/components/issue-badges";
 import { IssueTitle } from "@/components/issue-title";
 import { StackFrames } from "@/components/issues/stack-frames";
 import { TagBreakdownList } from "@/components/issues/tag-breakdown";
@@ -117,8 +117,8 @@ export default async function IssuePage({ params, searchParams }: Props) {
         <div className="flex flex-wrap items-center gap-2">
           <LevelBadge level={issue.level} />
           <StatusBadge status={issue.status} />
-          {issue.isNew && <NewBadge />}
-          {issue.isRegressed && <RegressedBadge />}
+          <LateEvents count={issue.lateCount} />
+          <WindowBadges isNew={issue.isNew} isRegressed={issue.isRegressed} />
         </div>
         <h2 id="issue-title" className="text-base font-semibold break-words sm:text-lg">
           <IssueTitle title={issue.title} />
