@@ -330,7 +330,8 @@ async function fillChanges(kept: IssueFacts[], projectIds: string[], since: Date
   const unitsFrom = new Date(countedFrom.getTime() - units * unitMs);
   const issueIds = large.map((i) => i.issueId);
   const [eventCounts, tagCounts, unitTotals, previousTotals] = await Promise.all([
-    valueCountsOfIssues(candidates.map((i) => ({ issueId: i.issueId, cap: CHANGE_READ_CAP })), since, previousSince),
+    // An issue past the cap gets its tags from the tag counts: its events' tags are not read.
+    valueCountsOfIssues(candidates.map((i) => ({ issueId: i.issueId, cap: CHANGE_READ_CAP, tags: readWhole(i) })), since, previousSince),
     tagValueCounts({ projectIds, issueIds, unit: unitMs === DAY_MS ? "day" : "hour", from: unitsFrom, split: countedFrom, skipKeys: SKIPPED_TAG_KEYS }),
     large.length > 0 ? windowCountsByIssue({ projectIds, issueIds, since: countedFrom, until: null }) : [],
     large.length > 0 ? windowCountsByIssue({ projectIds, issueIds, since: unitsFrom, until: countedFrom }) : [],
