@@ -252,7 +252,11 @@ function issuesToShape(candidates: IssueFacts[], grid: ShapeGrid): IssueFacts[] 
   const byLevel = (level: EventLevel) => ranked.filter((i) => i.level === level);
   const levels = { error: byLevel("error"), warn: byLevel("warn"), info: byLevel("info") };
   const byProject = new Map<string, IssueFacts[]>();
-  for (const issue of candidates) byProject.set(issue.projectId, [...(byProject.get(issue.projectId) ?? []), issue]);
+  for (const issue of candidates) {
+    const issues = byProject.get(issue.projectId);
+    if (issues) issues.push(issue);
+    else byProject.set(issue.projectId, [issue]);
+  }
   for (const issues of byProject.values()) {
     issues.sort((a, b) => b.windowCount - a.windowCount || LEVEL_ORDER[a.level] - LEVEL_ORDER[b.level] || (a.issueId < b.issueId ? -1 : 1));
   }
@@ -361,7 +365,11 @@ async function fillLifetimes(issues: IssueFacts[], projectIds: string[], now: Da
   const known = issues.filter((i) => !i.isNew);
   const rows = await dailyCountsByIssue({ projectIds, issueIds: known.map((i) => i.issueId), from: lifetimeFrom(now) });
   const days = new Map<string, { day: Date; count: number }[]>();
-  for (const row of rows) days.set(row.issueId, [...(days.get(row.issueId) ?? []), row]);
+  for (const row of rows) {
+    const list = days.get(row.issueId);
+    if (list) list.push(row);
+    else days.set(row.issueId, [row]);
+  }
   for (const issue of known) issue.lifetime = lifetimeOf(issue.firstSeen, days.get(issue.issueId) ?? [], now);
 }
 
