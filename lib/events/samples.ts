@@ -196,7 +196,8 @@ export type IssueValueCount = {
  * VALUE_CONTEXT_MAX_BYTES and values over VALUE_MAX_CHARS are skipped.
  * Unpacking the values is CPU work (thousands of events, several values
  * each): one statement per issue, run at once, so they spread over the
- * server's cores; an issue whose tags are counted elsewhere skips them.
+ * server's cores; an issue whose tags are counted elsewhere skips them
+ * (docs/performance.md#figures-behind-the-code).
  */
 export async function valueCountsOfIssues(issues: { issueId: string; cap: number; tags: boolean }[], since: Date, previousSince: Date): Promise<IssueValueCount[]> {
   const wanted = issues.filter((i) => i.cap > 0);
