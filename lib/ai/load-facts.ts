@@ -253,7 +253,11 @@ function issuesToShape(candidates: IssueFacts[], grid: ShapeGrid): IssueFacts[] 
   const byLevel = (level: EventLevel) => ranked.filter((i) => i.level === level);
   const levels = { error: byLevel("error"), warn: byLevel("warn"), info: byLevel("info") };
   const byProject = new Map<string, IssueFacts[]>();
-  for (const issue of candidates) byProject.set(issue.projectId, [...(byProject.get(issue.projectId) ?? []), issue]);
+  for (const issue of candidates) {
+    const issues = byProject.get(issue.projectId);
+    if (issues) issues.push(issue);
+    else byProject.set(issue.projectId, [issue]);
+  }
   for (const issues of byProject.values()) {
     issues.sort((a, b) => b.windowCount - a.windowCount || LEVEL_ORDER[a.level] - LEVEL_ORDER[b.level] || (a.issueId < b.issueId ? -1 : 1));
   }
@@ -331,7 +335,8 @@ async function fillChanges(kept: IssueFacts[], projectIds: string[], since: Date
   const unitsFrom = new Date(countedFrom.getTime() - units * unitMs);
   const issueIds = large.map((i) => i.issueId);
   const [eventCounts, tagCounts, unitTotals, previousTotals] = await Promise.all([
-    valueCountsOfIssues(candidates.map((i) => ({ issueId: i.issueId, cap: CHANGE_READ_CAP })), since, previousSince),
+    // An issue past the cap gets its tags from the tag counts: its events' tags are not read.
+    valueCountsOfIssues(candidates.map((i) => ({ issueId: i.issueId, cap: CHANGE_READ_CAP, tags: readWhole(i) })), since, previousSince),
     tagValueCounts({ projectIds, issueIds, unit: unitMs === DAY_MS ? "day" : "hour", from: unitsFrom, split: countedFrom, skipKeys: SKIPPED_TAG_KEYS }),
     large.length > 0 ? windowCountsByIssue({ projectIds, issueIds, since: countedFrom, until: null }) : [],
     large.length > 0 ? windowCountsByIssue({ projectIds, issueIds, since: unitsFrom, until: countedFrom }) : [],
@@ -361,7 +366,11 @@ async function fillLifetimes(issues: IssueFacts[], projectIds: string[], now: Da
   const known = issues.filter((i) => !i.isNew);
   const rows = await dailyCountsByIssue({ projectIds, issueIds: known.map((i) => i.issueId), from: lifetimeFrom(now) });
   const days = new Map<string, { day: Date; count: number }[]>();
-  for (const row of rows) days.set(row.issueId, [...(days.get(row.issueId) ?? []), row]);
+  for (const row of rows) {
+    const list = days.get(row.issueId);
+    if (list) list.push(row);
+    else days.set(row.issueId, [row]);
+  }
   for (const issue of known) issue.lifetime = lifetimeOf(issue.firstSeen, days.get(issue.issueId) ?? [], now);
 }
 

@@ -69,7 +69,22 @@ export function issueTrend(issue: Pick<IssueFacts, "isNew" | "windowCount" | "pr
  * Returns a new array; the input is left as it is.
  */
 export function rankIssues(issues: IssueFacts[]): IssueFacts[] {
-  return [...issues].sort(compareIssues);
+  // compareIssues' order, with each issue's keys computed once rather than
+  // in every comparison: a 7-day summary of 20 projects sorts thousands.
+  const keyed = issues.map((issue) => {
+    const group = (issue.instructionLike ? 2 : 0) + (isSettled(issue) ? 1 : 0);
+    return { issue, level: LEVEL_ORDER[issue.level], group, signal: group === 0 ? signalStrength(issue) : 0, last: issue.lastSeen.getTime() };
+  });
+  keyed.sort(
+    (a, b) =>
+      a.level - b.level ||
+      a.group - b.group ||
+      b.signal - a.signal ||
+      b.issue.windowCount - a.issue.windowCount ||
+      b.last - a.last ||
+      (a.issue.issueId < b.issue.issueId ? -1 : a.issue.issueId > b.issue.issueId ? 1 : 0),
+  );
+  return keyed.map((k) => k.issue);
 }
 
 /** How much an issue's movement says "look here": higher first, within a level. */

@@ -182,42 +182,52 @@ export type IssueValueCount = {
 
 /**
  * The values of each issue's newest events (at most `cap` at or after
- * `since`, and at most `cap` in [previousSince, since)): its tags (`release`,
- * `environment` and its own tags) and the top-level scalar values of its
- * context (a `code`, a `status`), counted per window. Two ranges of the
- * (issue, occurred_at) index per issue; contexts over
+ * `since`, and at most `cap` in [previousSince, since)): the top-level
+ * scalar values of its context (a `code`, a `status`) and, when `tags`, its
+ * tags (`release`, `environment` and its own tags), counted per window. Two
+ * ranges of the (issue, occurred_at) index per issue; contexts over
  * VALUE_CONTEXT_MAX_BYTES and values over VALUE_MAX_CHARS are skipped.
+ * Unpacking the values is CPU work (thousands of events, several values
+ * each): one statement per issue, run at once, so they spread over the
+ * server's cores; an issue whose tags are counted elsewhere skips them
+ * (docs/performance.md#figures-behind-the-code).
  */
-export async function valueCountsOfIssues(issues: { issueId: string; cap: number }[], since: Date, previousSince: Date): Promise<IssueValueCount[]> {
+export async function valueCountsOfIssues(issues: { issueId: string; cap: number; tags: boolean }[], since: Date, previousSince: Date): Promise<IssueValueCount[]> {
   const wanted = issues.filter((i) => i.cap > 0);
-  if (wanted.length === 0) return [];
-  const ids = uuidArray(wanted.map((i) => i.issueId));
-  const caps = sql`${sql.val(wanted.map((i) => i.cap))}::int[]`;
+  const counts = await Promise.all(wanted.map((issue) => valueCountsOfIssue(issue, since, previousSince)));
+  return counts.flat();
+}
+
+async function valueCountsOfIssue(issue: { issueId: string; cap: number; tags: boolean }, since: Date, previousSince: Date): Promise<IssueValueCount[]> {
+  // The issue and cap come through unnest, as a lateral reference: given as
+  // values, the planner sorts a bitmap scan of the whole window instead of
+  // stopping the index scan at the cap.
   const read = (current: boolean) => sql`(SELECT ${sql.lit(current)} AS cur, ev.occurred_at, ev.release, ev.environment, ev.tags,
         CASE WHEN pg_column_size(ev.context) <= ${sql.lit(VALUE_CONTEXT_MAX_BYTES)} THEN ev.context END AS context
       FROM events ev
       WHERE ev.issue_id = q.issue_id AND ev.occurred_at >= ${current ? since : previousSince}${current ? sql`` : sql` AND ev.occurred_at < ${since}`}
       ORDER BY ev.occurred_at DESC, ev.id DESC
       LIMIT q.cap)`;
-  const { rows } = await sql<{ issue_id: string; source: "tag" | "context"; key: string; value: string; n: number; previous_n: number; first_at: number | null }>`
-    SELECT q.issue_id::text AS issue_id, v.source, v.key, v.value,
-      (count(*) FILTER (WHERE e.cur))::int AS n,
-      (count(*) FILTER (WHERE NOT e.cur))::int AS previous_n,
-      (extract(epoch FROM min(e.occurred_at) FILTER (WHERE e.cur)) * 1000)::float8 AS first_at
-    FROM unnest(${ids}, ${caps}) AS q(issue_id, cap)
-    CROSS JOIN LATERAL (${read(true)} UNION ALL ${read(false)}) AS e
-    CROSS JOIN LATERAL (
-      SELECT 'tag' AS source, 'release' AS key, e.release AS value WHERE e.release IS NOT NULL
+  const tagValues = sql`SELECT 'tag' AS source, 'release' AS key, e.release AS value WHERE e.release IS NOT NULL
       UNION ALL SELECT 'tag', 'environment', e.environment WHERE e.environment IS NOT NULL
       UNION ALL SELECT 'tag', t.key, t.value FROM jsonb_each_text(CASE WHEN jsonb_typeof(e.tags) = 'object' THEN e.tags END) AS t
         WHERE t.key NOT IN ('release', 'environment')
-      UNION ALL SELECT 'context', c.key, c.value #>> '{}' FROM jsonb_each(CASE WHEN jsonb_typeof(e.context) = 'object' THEN e.context END) AS c
+      UNION ALL `;
+  const { rows } = await sql<{ source: "tag" | "context"; key: string; value: string; n: number; previous_n: number; first_at: number | null }>`
+    SELECT v.source, v.key, v.value,
+      (count(*) FILTER (WHERE e.cur))::int AS n,
+      (count(*) FILTER (WHERE NOT e.cur))::int AS previous_n,
+      (extract(epoch FROM min(e.occurred_at) FILTER (WHERE e.cur)) * 1000)::float8 AS first_at
+    FROM unnest(${uuidArray([issue.issueId])}, ${sql.val([issue.cap])}::int[]) AS q(issue_id, cap)
+    CROSS JOIN LATERAL (${read(true)} UNION ALL ${read(false)}) AS e
+    CROSS JOIN LATERAL (
+      ${issue.tags ? tagValues : sql``}SELECT 'context' AS source, c.key AS key, c.value #>> '{}' AS value FROM jsonb_each(CASE WHEN jsonb_typeof(e.context) = 'object' THEN e.context END) AS c
         WHERE jsonb_typeof(c.value) IN ('string', 'number', 'boolean')
     ) AS v
     WHERE length(v.value) <= ${sql.lit(VALUE_MAX_CHARS)} AND length(v.key) <= ${sql.lit(VALUE_MAX_CHARS)}
-    GROUP BY 1, 2, 3, 4`.execute(sqlDb());
+    GROUP BY 1, 2, 3`.execute(sqlDb());
   return rows.map((r) => ({
-    issueId: r.issue_id,
+    issueId: issue.issueId,
     source: r.source,
     key: r.key,
     value: r.value,
