@@ -11,12 +11,15 @@
  * left out and both routes are measured in the same process. Prints:
  *   - per route: requests/s and CPU per request of the server, PostgreSQL and wrk;
  *   - the profile's microseconds per request by kind of code (Next.js,
- *     Node.js's modules, the app's bundles, pg, garbage collection...), for
- *     each route and the difference;
+ *     Node.js's modules, the app's folders and the packages bundled with it,
+ *     pg, garbage collection...), for each route and the difference;
  *   - the functions whose self time per request grew most from one route to the other.
- * The .cpuprofile is kept (its path is printed) for Chrome's DevTools.
+ * Bundled frames are named by their source (the build's source maps). The
+ * .cpuprofile is kept (its path is printed) for Chrome's DevTools, with its
+ * runs' windows beside it: BENCH_REPORT=<its path> prints the tables again.
  */
 import fs from "node:fs";
+import { SourceMap } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { checkpoint, cloneSeeded, OPENING_PAUSE_MS, schemaTag, startServer, wrk, useDatabase, type WrkResult } from "@/harness/bench/harness";
@@ -55,7 +58,7 @@ function cpuMsOf(name: string): number {
   return total * 10;
 }
 
-type ProfileNode = { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] };
+type ProfileNode = { id: number; callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number }; children?: number[] };
 type Profile = { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[]; startTime: number };
 /** A run's place in the profile: microseconds on the clock V8 stamps samples with (CLOCK_MONOTONIC, as process.hrtime). */
 type Window = { route: string; from: number; to: number; requests: number };
@@ -63,9 +66,34 @@ type Tally = { total: number; idle: number; byKind: Map<string, number>; byFunct
 
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 
+/**
+ * A bundled frame's place in its source, through the build's source maps
+ * (`next build` writes a .map beside each server chunk): the minified
+ * names of the production bundles say nothing. Null when there is no map.
+ */
+type Original = { source: string; line: number; name: string | undefined };
+const sourceMaps = new Map<string, SourceMap | null>();
+function originalOf(url: string, line: number, column: number): Original | null {
+  if (!url.includes("/.next/")) return null;
+  let map = sourceMaps.get(url);
+  if (map === undefined) {
+    const file = `${url.replace(/^file:\/\//, "")}.map`;
+    map = fs.existsSync(file) ? new SourceMap(JSON.parse(fs.readFileSync(file, "utf8"))) : null;
+    sourceMaps.set(url, map);
+  }
+  const entry = map?.findEntry(line, column) as { originalSource?: string; originalLine?: number; name?: string } | undefined;
+  if (!entry?.originalSource) return null;
+  return { source: entry.originalSource.replace(/^(\.\.\/)+/, "").replace(/^.*node_modules\//, "node_modules/"), line: (entry.originalLine ?? 0) + 1, name: entry.name };
+}
+
 /** What kind of code a frame is: the unit of the by-kind table. */
-function kindOf(url: string, functionName: string): string {
+function kindOf(url: string, functionName: string, original: Original | null): string {
   if (!url) return functionName.startsWith("(") ? functionName : "(native: builtins, JSON, regexps)";
+  if (original) {
+    // Bundled code by its source: Telltale's folders, and the packages bundled with it.
+    if (original.source.startsWith("node_modules/")) return `bundled ${original.source.split("/")[1]!.startsWith("@") ? original.source.split("/").slice(1, 3).join("/") : original.source.split("/")[1]}`;
+    return `app ${original.source.split("/").slice(0, original.source.startsWith("lib/") ? 2 : 1).join("/")}`;
+  }
   if (url.includes("/.next/")) return "app bundles (Telltale, and what Next.js bundled with it)";
   if (url.includes("node_modules/next/")) return "next";
   if (url.includes("node_modules/")) return url.split("node_modules/").pop()!.split("/")[0]!;
@@ -84,14 +112,16 @@ function tally(profile: Profile, windows: Window[]): Map<string, Tally> {
     if (!window) return;
     // A sample stands for the time until the next one.
     const us = profile.timeDeltas[i + 1] ?? 0;
-    const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
-    const short = url.replace(/^file:\/\//, "").replace(process.cwd() + "/", "").replace(/^.*node_modules\//, "");
+    const { functionName, url, lineNumber, columnNumber } = byId.get(id)!.callFrame;
+    const original = originalOf(url, lineNumber, columnNumber);
+    const short = original ? `${original.source}:${original.line}` : url.replace(/^file:\/\//, "").replace(process.cwd() + "/", "").replace(/^.*node_modules\//, "");
+    const name = original?.name ?? functionName;
     const t = tallies.get(window.route)!;
     // Samples cover wall-clock time: waiting is counted apart from work.
     if (functionName === "(idle)") t.idle += us;
     else t.total += us;
-    add(t.byKind, kindOf(url, functionName), us);
-    add(t.byFunction, `${functionName || "(anonymous)"} ${short ? `${short}:${lineNumber + 1}` : ""}`.trim(), us);
+    add(t.byKind, kindOf(url, functionName, original), us);
+    add(t.byFunction, `${name || "(anonymous)"} ${short ? (original ? short : `${short}:${lineNumber + 1}`) : ""}`.trim(), us);
   });
   return tallies;
 }
@@ -113,10 +143,17 @@ function printComparison(profile: Profile, base: Window, subject: Window): void 
       `${base.route} ${(b.total / base.requests).toFixed(0)} µs working, ${(b.idle / base.requests).toFixed(0)} µs waiting`,
   );
   console.log(`\nby kind of code, µs per request, every kind ("(idle)": waiting) (difference, ${subject.route}, ${base.route}):\n${rows("byKind", Infinity)}`);
-  console.log(`\nfunctions whose self time grew most, µs per request (difference, ${subject.route}, ${base.route}):\n${rows("byFunction", 30)}`);
+  console.log(`\nfunctions whose self time grew most, µs per request (difference, ${subject.route}, ${base.route}):\n${rows("byFunction", 40)}`);
 }
 
 async function main() {
+  // BENCH_REPORT=<.cpuprofile>: the tables of a kept profile again (its runs' windows are kept beside it), against the build it was taken with.
+  const kept = process.env.BENCH_REPORT;
+  if (kept) {
+    const [base, subject] = JSON.parse(fs.readFileSync(`${kept}.windows.json`, "utf8")) as [Window, Window];
+    printComparison(JSON.parse(fs.readFileSync(kept, "utf8")) as Profile, base, subject);
+    return;
+  }
   const template = ingestTemplateName(schemaTag(), PREFILL);
   const db = await cloneSeeded(template, async () => {
     throw new Error(`no template ${template}: run npm run bench:ingest once first`);
@@ -178,6 +215,7 @@ async function main() {
     const files = fs.readdirSync(dir).filter((f) => f.endsWith(".cpuprofile")).map((f) => path.join(dir, f));
     // next start forks: the largest profile is the process that served.
     const largest = files.sort((a, b) => fs.statSync(b).size - fs.statSync(a).size)[0]!;
+    fs.writeFileSync(`${largest}.windows.json`, JSON.stringify(windows));
     printComparison(JSON.parse(fs.readFileSync(largest, "utf8")) as Profile, windows[0]!, windows[1]!);
     console.log(`\nprofile: ${largest}`);
   } finally {

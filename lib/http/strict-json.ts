@@ -91,8 +91,108 @@ export type StrictJsonResult = { value: unknown; problems: FieldProblem[] } | { 
  * duplicate keys and inexact numbers with their paths. Containers nested
  * deeper than `maxDepth` are reported at the first such path and the value
  * is not built (JSON.parse itself would recurse without bound).
+ *
+ * Most bodies have nothing to report, and finding that out needs no key
+ * kept: a pass that only counts keys (and checks numbers and nesting), then
+ * JSON.parse, whose objects hold as many keys as the text names exactly
+ * when no key repeats (a repeat drops at least itself). Anything else
+ * (invalid JSON too) is read again by the full pass, which names the
+ * problems or throws.
  */
-export function parseStrictJson(text: string, { maxDepth, tooDeep = `Nesting is deeper than ${maxDepth} levels.` }: { maxDepth: number; tooDeep?: string }): StrictJsonResult {
+export function parseStrictJson(text: string, options: { maxDepth: number; tooDeep?: string }): StrictJsonResult {
+  const keys = countKeysIfPlain(text, options.maxDepth);
+  if (keys >= 0) {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      // The full pass throws, with its own message (a bad escape in a key is found there first).
+      return parseStrictJsonFully(text, options);
+    }
+    if (keysIn(value) === keys) return { value, problems: [] };
+  }
+  return parseStrictJsonFully(text, options);
+}
+
+/** Container kinds by level for countKeysIfPlain (1: object), grown to the deepest limit asked for. */
+let kinds = new Uint8Array(128);
+
+/**
+ * The number of keys `text` names, when it has no number that needs
+ * checking, no container past `maxDepth` and no unterminated string; else
+ * -1. Allocates nothing.
+ */
+function countKeysIfPlain(text: string, maxDepth: number): number {
+  if (kinds.length <= maxDepth) kinds = new Uint8Array(maxDepth + 1);
+  // An enumerable property on Object's prototype would count in every object (keysIn uses for...in).
+  if (Object.keys(Object.prototype).length > 0) return -1;
+  const n = text.length;
+  let keys = 0;
+  let depth = 0;
+  let expectKey = false;
+  for (let i = 0; i < n; ) {
+    const c = text.charCodeAt(i);
+    if (c === 34 /* " */) {
+      const start = i + 1;
+      let end = start;
+      for (;;) {
+        end = text.indexOf('"', end);
+        if (end < 0) return -1;
+        let backslashes = 0;
+        for (let j = end - 1; j >= start && text.charCodeAt(j) === 92; j--) backslashes++;
+        if (backslashes % 2 === 0) break;
+        end++;
+      }
+      if (expectKey) {
+        keys++;
+        expectKey = false;
+      }
+      i = end + 1;
+      continue;
+    }
+    if (c === 123 /* { */ || c === 91 /* [ */) {
+      if (depth >= maxDepth) return -1;
+      kinds[++depth] = c === 123 ? 1 : 0;
+      expectKey = c === 123;
+      i++;
+      continue;
+    }
+    if (c === 125 /* } */ || c === 93 /* ] */) {
+      if (depth > 0) depth--;
+      expectKey = false;
+      i++;
+      continue;
+    }
+    if (c === 44 /* , */) {
+      if (kinds[depth] === 1) expectKey = true;
+      i++;
+      continue;
+    }
+    if (c === 45 /* - */ || (c >= 48 && c <= 57)) {
+      const start = i;
+      i = numberTokenEnd(text, i);
+      if ((mayBeInexact(text, start, i) || isMinusZeroStart(text, start)) && !isExactNumber(text.slice(start, i))) return -1;
+      continue;
+    }
+    i++;
+  }
+  return keys;
+}
+
+/** Keys of every object in a parsed value (nested at most as deep as countKeysIfPlain allowed). */
+function keysIn(value: unknown): number {
+  if (value === null || typeof value !== "object") return 0;
+  let n = 0;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) n += keysIn(value[i]);
+    return n;
+  }
+  for (const key in value) n += 1 + keysIn((value as Record<string, unknown>)[key]);
+  return n;
+}
+
+/** parseStrictJson's full pass: every key kept per object, every problem with its path. */
+export function parseStrictJsonFully(text: string, { maxDepth, tooDeep = `Nesting is deeper than ${maxDepth} levels.` }: { maxDepth: number; tooDeep?: string }): StrictJsonResult {
   const problems: FieldProblem[] = [];
   const stack: Frame[] = [];
   const path = () => stack.map((f) => (f.keys ? f.key : String(f.index))).join(".");

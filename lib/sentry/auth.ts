@@ -121,11 +121,11 @@ export function credentialsFromDsn(dsn: string): SentryCredentials {
 /**
  * The credentials of an envelope request: the request's own, else the
  * envelope header's dsn (pass `envelopeDsn` once the envelope is parsed;
- * for a store request pass nothing). Throws a 401 when there are none,
- * or when the dsn names another key than the request.
+ * for a store request pass nothing; `fromRequest` when the request's own
+ * were read already). Throws a 401 when there are none, or when the dsn
+ * names another key than the request.
  */
-export function resolveSentryCredentials(request: Request, envelopeDsn?: string | null): SentryCredentials {
-  const fromRequest = sentryRequestCredentials(request);
+export function resolveSentryCredentials(request: Request, envelopeDsn?: string | null, fromRequest = sentryRequestCredentials(request)): SentryCredentials {
   const fromDsn = envelopeDsn ? credentialsFromDsn(envelopeDsn) : null;
   if (fromRequest && fromDsn && fromRequest.publicKey !== fromDsn.publicKey) {
     throw mismatch("The envelope's dsn names another key than the request's credentials.");

@@ -72,7 +72,7 @@ export async function ingestSentryRequest(request: Request, endpoint: SentryEndp
     ingest = storeBodyToEvents(body, { projectId: project.projectId, clientAddress: address });
   } else {
     const envelope = parseEnvelope(body);
-    const credentials = resolveSentryCredentials(request, envelope.header.dsn);
+    const credentials = resolveSentryCredentials(request, envelope.header.dsn, fromRequest);
     if (credentials.projectNumber !== null && credentials.projectNumber !== projectNumber) throw dsnOfAnotherProject();
     project ??= await admit(request, credentials.publicKey, projectNumber, address);
     ingest = envelopeToEvents(envelope, { projectId: project.projectId, clientAddress: address });

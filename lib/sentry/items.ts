@@ -1,7 +1,8 @@
+import { MAX_DEPTH } from "@/lib/events/schema";
 import { AppError, errors } from "@/lib/http/errors";
 import { describeType, type Envelope } from "@/lib/sentry/envelope";
 import { isRecord } from "@/lib/sentry/fields";
-import { parseSdkJson } from "@/lib/sentry/json";
+import { readSdkJson } from "@/lib/sentry/json";
 import { mapSentryEvent } from "@/lib/sentry/map-event";
 import { countLogs, mapSentryLogs } from "@/lib/sentry/map-log";
 import type { MappingContext, SentryEvent } from "@/lib/sentry/types";
@@ -68,7 +69,7 @@ export function envelopeToEvents(envelope: Envelope, context: MappingContext): S
   for (const item of envelope.items) {
     const where = `Item ${item.position} (${describeType(item.type)})`;
     if (item.type === "event") {
-      const payload = parsePayload(item.payload, where);
+      const { payload, storable } = parsePayload(item.payload, where);
       // An event item holding a transaction is a transaction.
       if (isRecord(payload) && payload.type === "transaction") {
         drop("transaction");
@@ -79,6 +80,7 @@ export function envelopeToEvents(envelope: Envelope, context: MappingContext): S
         fallbackEventId: firstEvent ? envelope.header.eventId : null,
         payloadBytes: item.payload.length,
         where,
+        storable,
       });
       firstEvent = false;
       if (seen.has(mapped.eventId)) {
@@ -88,7 +90,7 @@ export function envelopeToEvents(envelope: Envelope, context: MappingContext): S
       seen.add(mapped.eventId);
       events.push(mapped);
     } else if (item.type === "log") {
-      const payload = parsePayload(item.payload, where);
+      const { payload } = parsePayload(item.payload, where);
       if (events.length + countLogs(payload) > MAX_EVENTS_PER_ENVELOPE) throw tooManyEvents();
       events.push(...mapSentryLogs(payload, { ...context, payloadBytes: item.payload.length, where }));
     } else {
@@ -101,9 +103,9 @@ export function envelopeToEvents(envelope: Envelope, context: MappingContext): S
 
 /** The body of POST /api/<n>/store/: one event as JSON. */
 export function storeBodyToEvents(body: Buffer, context: MappingContext): SentryIngest {
-  const payload = parsePayload(body, "The request body");
+  const { payload, storable } = parsePayload(body, "The request body");
   if (isRecord(payload) && payload.type === "transaction") return { eventId: null, events: [], dropped: { transaction: 1 } };
-  const event = mapSentryEvent(payload, { ...context, payloadBytes: body.length, where: "The request body" });
+  const event = mapSentryEvent(payload, { ...context, payloadBytes: body.length, where: "The request body", storable });
   return { eventId: event.eventId, events: [event], dropped: {} };
 }
 
@@ -111,15 +113,25 @@ function tooManyEvents(): AppError {
   return new AppError(413, "payload_too_large", `The envelope holds more than ${MAX_EVENTS_PER_ENVELOPE} events and logs; send them in several envelopes.`);
 }
 
+/** Replaces invalid UTF-8 (a payload is not refused for one bad byte of a log line); holds no state between calls. */
+const utf8 = new TextDecoder("utf-8");
+
 /**
- * JSON of an SDK: UTF-8, invalid sequences replaced (a payload is not
- * refused for one bad byte of a log line), numbers kept exact.
+ * JSON of an SDK: UTF-8, invalid sequences replaced, numbers kept exact.
+ * `storable`: the text vouches that the mapped event needs no repair
+ * (lib/sentry/storable.ts): it has no `\u` escape, so (decoded with
+ * replacement, its raw control characters refused by JSON) no string or key
+ * holds a NUL or a lone surrogate; and it nests at most MAX_DEPTH - 1
+ * levels, since mapping puts a value at most one level deeper than the
+ * payload had it (the user's other fields under `sentry.user`, a bare
+ * array of exceptions under `values`).
  */
-function parsePayload(bytes: Buffer, where: string): unknown {
-  const text = new TextDecoder("utf-8").decode(bytes);
+function parsePayload(bytes: Buffer, where: string): { payload: unknown; storable: boolean } {
+  const text = utf8.decode(bytes);
   if (text.trim() === "") throw errors.invalidJson(`${where} is empty.`);
   try {
-    return parseSdkJson(text);
+    const { value, maxDepth } = readSdkJson(text);
+    return { payload: value, storable: maxDepth <= MAX_DEPTH - 1 && !text.includes("\\u") };
   } catch (error) {
     const reason = error instanceof SyntaxError ? ` ${error.message}` : "";
     throw errors.invalidJson(`${where} is not valid JSON.${reason}`);

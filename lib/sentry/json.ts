@@ -13,15 +13,20 @@ import { isExactNumber, isMinusZeroStart, mayBeInexact, numberTokenEnd } from "@
  * Throws SyntaxError for text that is not JSON.
  */
 export function parseSdkJson(text: string): unknown {
-  const inexact = findInexactNumbers(text);
-  if (inexact.length === 0) return JSON.parse(text);
+  return readSdkJson(text).value;
+}
+
+/** parseSdkJson's value, and how deep the text's containers nest (the root is level 1; 0 for a scalar). */
+export function readSdkJson(text: string): { value: unknown; maxDepth: number } {
+  const { inexact, maxDepth } = scanNumbers(text);
+  if (inexact.length === 0) return { value: JSON.parse(text), maxDepth };
   let quoted = "";
   let from = 0;
   for (const [start, end] of inexact) {
     quoted += text.slice(from, start) + '"' + text.slice(start, end) + '"';
     from = end;
   }
-  return JSON.parse(quoted + text.slice(from));
+  return { value: JSON.parse(quoted + text.slice(from)), maxDepth };
 }
 
 /**
@@ -40,19 +45,32 @@ const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
 /**
  * [start, end) of every number token outside strings that a double cannot
- * hold exactly. One pass; strings are skipped with indexOf, so the cost is
- * about that of JSON.parse. Invalid JSON is left for JSON.parse to judge.
+ * hold exactly, and the deepest nesting of containers. One pass; strings
+ * are skipped with indexOf, so the cost is about that of JSON.parse.
+ * Invalid JSON is left for JSON.parse to judge.
  */
-function findInexactNumbers(text: string): Array<[number, number]> {
+function scanNumbers(text: string): { inexact: Array<[number, number]>; maxDepth: number } {
   const found: Array<[number, number]> = [];
+  let depth = 0;
+  let maxDepth = 0;
   const n = text.length;
   for (let i = 0; i < n; ) {
     const c = text.charCodeAt(i);
+    if (c === 123 /* { */ || c === 91 /* [ */) {
+      if (++depth > maxDepth) maxDepth = depth;
+      i++;
+      continue;
+    }
+    if (c === 125 /* } */ || c === 93 /* ] */) {
+      depth--;
+      i++;
+      continue;
+    }
     if (c === 34 /* " */) {
       let end = i + 1;
       for (;;) {
         end = text.indexOf('"', end);
-        if (end < 0) return found; // unterminated: JSON.parse says so
+        if (end < 0) return { inexact: found, maxDepth }; // unterminated: JSON.parse says so
         let backslashes = 0;
         for (let j = end - 1; j > i && text.charCodeAt(j) === 92; j--) backslashes++;
         if (backslashes % 2 === 0) break;
@@ -74,5 +92,5 @@ function findInexactNumbers(text: string): Array<[number, number]> {
     }
     i++;
   }
-  return found;
+  return { inexact: found, maxDepth };
 }

@@ -52,6 +52,8 @@ export function mapSentryEvent(
     payloadBytes?: number;
     /** Names the payload in an error's detail ("Item 2 (event)"). */
     where?: string;
+    /** Read from text that vouches that makeStorable would change nothing (lib/sentry/items.ts). */
+    storable?: boolean;
   },
 ): SentryEvent {
   const where = context.where ?? "The event";
@@ -90,9 +92,11 @@ export function mapSentryEvent(
   if (droppedTags) sentry.dropped_tags = droppedTags;
   out.sentry = sentry;
 
-  const report: StorableReport = { textFixed: 0, cut: 0 };
-  makeStorable(out, 1, report);
-  storableNotes(report, notes);
+  if (!context.storable) {
+    const report: StorableReport = { textFixed: 0, cut: 0 };
+    makeStorable(out, 1, report);
+    storableNotes(report, notes);
+  }
 
   const event: MappedEvent = {
     level: mapLevel(payload.level),

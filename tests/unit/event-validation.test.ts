@@ -1,7 +1,21 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ingestBody, parseEventBatchBody as parseBatch, parseEventBody as parseEvent } from "@/lib/ingest/ingest";
-import { TOO_DEEP } from "@/lib/events/schema";
+import {
+  EVENT_LEVELS,
+  eventInputSchema,
+  MAX_ENVIRONMENT_CHARS,
+  MAX_FINGERPRINT_PART_CHARS,
+  MAX_FINGERPRINT_PARTS,
+  MAX_MESSAGE_CHARS,
+  MAX_RELEASE_CHARS,
+  MAX_TAG_KEY_CHARS,
+  MAX_TAG_VALUE_CHARS,
+  MAX_USER_FIELD_CHARS,
+  TOO_DEEP,
+  validateEvent,
+} from "@/lib/events/schema";
+import { MAX_ID_CHARS, zodProblems } from "@/lib/http/input";
 
 // Bodies as read from the wire, without strict-parsing problems (those are tested below).
 const parseEventBody = (value: unknown) => parseEvent({ value, problems: [] });
@@ -268,5 +282,114 @@ describe("events read from JSON text (the raw walk skipped when the text vouches
     expect(problemsOf(() => parseBatch(wrapped)).map((p) => p.message)).toContain(TOO_DEEP);
     const single = await read(JSON.stringify(deep));
     expect(problemsOf(() => parseEvent(single)).map((p) => p.message)).toContain(TOO_DEEP);
+  });
+});
+
+describe("validation without zod for plainly valid events", () => {
+  /** The event, or the problems, that zod's schema alone gives (what validateEvent did for every event). */
+  const byZod = (input: unknown) => {
+    const parsed = eventInputSchema.safeParse(input);
+    if (!parsed.success) return { problems: zodProblems(parsed.error.issues, { prefix: "" }) };
+    const { level, message, projectId, timestamp, fingerprint, release, environment, tags, user } = parsed.data;
+    return {
+      event: {
+        level,
+        message,
+        projectId,
+        context: (input as { context?: Record<string, unknown> }).context ?? null,
+        timestamp: timestamp === undefined ? null : new Date(timestamp),
+        fingerprint: fingerprint ?? null,
+        release: release ?? null,
+        environment: environment ?? null,
+        tags: tags && Object.keys(tags).length > 0 ? tags : null,
+        user: user && Object.keys(user).length > 0 ? user : null,
+      },
+    };
+  };
+  /** validateEvent's answer, with key order made visible. */
+  const answer = (result: { event?: unknown; problems: unknown[] }) =>
+    result.event ? { event: result.event, order: JSON.stringify(result.event), protos: protosOf(result.event as Record<string, unknown>) } : { problems: result.problems };
+  const protosOf = (event: Record<string, unknown>) => ["tags", "user"].map((k) => (event[k] ? Object.getPrototypeOf(event[k]) === Object.prototype : null));
+
+  // Mostly valid values (so that both ways build events), now and then anything else.
+  const text = (max: number) =>
+    fc.oneof(
+      { weight: 8, arbitrary: fc.string({ minLength: 1, maxLength: max }) },
+      { weight: 1, arbitrary: fc.string({ maxLength: max + 2 }) },
+      { weight: 1, arbitrary: fc.constantFrom("", "__proto__", "constructor", "toString", "x".repeat(max), "x".repeat(max + 1)) },
+    );
+  const anyValue = fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.constant(undefined));
+  const field = <T>(arb: fc.Arbitrary<T>) => fc.oneof({ weight: 12, arbitrary: arb }, { weight: 1, arbitrary: anyValue });
+  const ABSENT = Symbol("absent");
+  const optional = <T>(arb: fc.Arbitrary<T>) => fc.option(field(arb), { nil: ABSENT, freq: 3 });
+  const record = (keys: fc.Arbitrary<string>, values: fc.Arbitrary<unknown>, maxKeys: number) =>
+    fc.oneof(
+      { weight: 8, arbitrary: fc.dictionary(keys, values, { maxKeys }) },
+      // An own "__proto__" key, as JSON.parse makes one.
+      { weight: 1, arbitrary: fc.dictionary(keys, values, { maxKeys }).map((d) => Object.assign(JSON.parse('{"__proto__": "x"}') as object, d)) },
+    );
+  const eventArb = fc
+    .record({
+      level: field(fc.constantFrom(...EVENT_LEVELS, "warning")),
+      message: field(text(20)),
+      projectId: field(text(MAX_ID_CHARS)),
+      context: optional(fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 4 })),
+      timestamp: optional(
+        fc.oneof(
+          fc.date({ min: new Date(-62_200_000_000_000), max: new Date(253_500_000_000_000), noInvalidDate: true }).map((d) => d.toISOString()),
+          fc.constantFrom("2026-01-02T03:04:05+01:00", "2026-01-02T03:04:05", "2026-01-02", "2026-13-02T03:04:05Z", "0000-01-01T00:00:00Z", "+010000-01-01T00:00:00Z"),
+          fc.oneof(fc.double({ min: -10, max: 3e14, noNaN: true }), fc.constantFrom(0, 999_999_999_999, 1e12, 253_402_300_799, 253_402_300_800)),
+        ),
+      ),
+      fingerprint: optional(fc.array(text(MAX_FINGERPRINT_PART_CHARS), { maxLength: MAX_FINGERPRINT_PARTS + 1 })),
+      release: optional(text(MAX_RELEASE_CHARS)),
+      environment: optional(text(MAX_ENVIRONMENT_CHARS)),
+      tags: optional(record(text(MAX_TAG_KEY_CHARS), fc.oneof({ weight: 8, arbitrary: text(MAX_TAG_VALUE_CHARS) }, { weight: 1, arbitrary: fc.integer() }), 6)),
+      user: optional(
+        record(
+          fc.constantFrom("id", "email", "username", "ip_address", "id", "email", "name"),
+          fc.oneof({ weight: 8, arbitrary: text(MAX_USER_FIELD_CHARS) }, { weight: 1, arbitrary: fc.constant(undefined) }),
+          4,
+        ),
+      ),
+      extra: fc.oneof({ weight: 19, arbitrary: fc.constant(ABSENT) }, { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 1 }) }),
+    })
+    .map((fields) => Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== ABSENT)));
+
+  it("gives the event, or the problems, that zod gives (property)", () => {
+    let accepted = 0;
+    fc.assert(
+      fc.property(eventArb, (input) => {
+        const expected = byZod(input);
+        if (expected.event) accepted++;
+        expect(answer(validateEvent(input, "", { textChecked: true }))).toEqual(expected.event ? answer({ event: expected.event, problems: [] }) : { problems: expected.problems });
+      }),
+      { numRuns: 3000 },
+    );
+    // Both answers were compared often enough.
+    expect(accepted).toBeGreaterThan(200);
+  });
+
+  it("gives zod's answer for long messages, fifty-one tags, arrays and other shapes", () => {
+    const inputs: unknown[] = [
+      null,
+      [],
+      "event",
+      { ...valid, message: "é".repeat(MAX_MESSAGE_CHARS + 1) },
+      { ...valid, message: "😀".repeat(MAX_MESSAGE_CHARS / 2 + 1) },
+      { ...valid, tags: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, "v"])) },
+      { ...valid, tags: [] },
+      { ...valid, user: [] },
+      { ...valid, context: [] },
+      { ...valid, context: null },
+      { ...valid, fingerprint: [] },
+      { ...valid, timestamp: Infinity },
+      { ...valid, timestamp: null },
+      Object.assign(Object.create(null), valid),
+    ];
+    for (const input of inputs) {
+      const expected = byZod(input);
+      expect(answer(validateEvent(input))).toEqual(expected.event ? answer({ event: expected.event, problems: [] }) : { problems: expected.problems });
+    }
   });
 });

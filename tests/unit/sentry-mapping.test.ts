@@ -1,5 +1,9 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { AppError } from "@/lib/http/errors";
+import { parseEnvelope } from "@/lib/sentry/envelope";
+import { envelopeToEvents } from "@/lib/sentry/items";
+import { parseSdkJson } from "@/lib/sentry/json";
 import { mapSentryEvent } from "@/lib/sentry/map-event";
 import { mapSentryLogs } from "@/lib/sentry/map-log";
 import { expectStorable } from "@/tests/fixtures/sentry/expect-storable";
@@ -250,5 +254,55 @@ describe("logs", () => {
     ]);
     expect((logs[6]!.event.context as any).attributes).toEqual({ plain: 5, big: "9007199254740993", "user.name": "ada" });
     expect(logs[6]!.event.user).toEqual({ username: "ada" });
+  });
+});
+
+describe("payloads whose text vouches for them", () => {
+  /** The event an envelope of `text` maps to (vouched for or not, by the route's own reading), and the same payload mapped with every value checked. */
+  const both = (text: string) => {
+    const envelope = parseEnvelope(Buffer.from(`{"event_id":"${"a".repeat(32)}"}\n{"type":"event"}\n${text}\n`));
+    const vouched = envelopeToEvents(envelope, ctx).events[0]!;
+    const walked = mapSentryEvent(parseSdkJson(new TextDecoder().decode(Buffer.from(text))), { ...ctx, fallbackEventId: "a".repeat(32) });
+    return { vouched, walked };
+  };
+  const nest = (levels: number, leaf: unknown): unknown => (levels === 0 ? leaf : { a: nest(levels - 1, leaf) });
+
+  it("map to what checking every value gives, at every depth around the limit and with any text (property)", () => {
+    const text = fc.oneof(fc.string(), fc.constantFrom("x\u0000y", "\ud800", "a\udfffb", "é", "\u2028", "{{auto}}"));
+    const payload = fc.record(
+      {
+        message: text,
+        exception: fc.oneof(
+          fc.constant([{ type: "E", value: "v", stacktrace: { frames: [{ function: "f" }] } }]),
+          fc.constant({ values: [{ type: "E", value: "v" }] }),
+        ),
+        user: fc.dictionary(text, fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }),
+        tags: fc.oneof(fc.dictionary(text, fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }), fc.array(fc.tuple(text, fc.jsonValue({ maxDepth: 2 })), { maxLength: 3 })),
+        extra: fc.dictionary(text, fc.jsonValue({ maxDepth: 3 }), { maxKeys: 3 }),
+        contexts: fc.integer({ min: 25, max: 34 }).chain((levels) => fc.jsonValue({ maxDepth: 1 }).map((leaf) => nest(levels, leaf))),
+      },
+      { requiredKeys: [] },
+    );
+    fc.assert(
+      fc.property(payload, fc.boolean(), (p, deepUser) => {
+        if (deepUser) p.user = { deep: nest(29, { x: 1 }) } as never;
+        const { vouched, walked } = both(JSON.stringify(p));
+        expect(vouched.event).toEqual(walked.event);
+        expectStorable(vouched);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("are still cut past 32 levels: a bare array of exceptions and the user's other fields go one level deeper", () => {
+    for (const levels of [29, 30, 31, 32]) {
+      const exceptions = JSON.stringify({ exception: [nest(levels - 2, "x")] });
+      const user = JSON.stringify({ user: { other: nest(levels - 3, "x") } });
+      for (const text of [exceptions, user]) {
+        const { vouched, walked } = both(text);
+        expect(vouched.event).toEqual(walked.event);
+        expectStorable(vouched);
+      }
+    }
   });
 });

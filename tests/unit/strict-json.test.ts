@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { parseEventBody } from "@/lib/ingest/ingest";
 import { MAX_EVENT_BODY_DEPTH } from "@/lib/events/schema";
 import { AppError } from "@/lib/http/errors";
-import { DUPLICATE_KEY_MESSAGE, isExactNumber, NEGATIVE_ZERO_MESSAGE, NUMBER_MESSAGE, parseStrictJson } from "@/lib/http/strict-json";
+import { DUPLICATE_KEY_MESSAGE, isExactNumber, NEGATIVE_ZERO_MESSAGE, NUMBER_MESSAGE, parseStrictJson, parseStrictJsonFully } from "@/lib/http/strict-json";
 import { parseSdkJson } from "@/lib/sentry/json";
 
 const strict = (text: string, maxDepth = 64) => parseStrictJson(text, { maxDepth });
@@ -118,6 +118,51 @@ describe("parseStrictJson", () => {
 
   it("throws SyntaxError for invalid JSON (the route answers invalid_json)", () => {
     for (const bad of ['{"a":', '{"a" 1}', '"unterminated', "{'a':1}", "[1,]"]) expect(() => strict(bad), bad).toThrow(SyntaxError);
+  });
+});
+
+describe("the counting pass", () => {
+  /** The answer, or the SyntaxError's message. */
+  const outcome = (fn: () => unknown) => {
+    try {
+      return { result: fn() };
+    } catch (error) {
+      return { thrown: error instanceof SyntaxError ? error.message : error };
+    }
+  };
+  // JSON texts with repeated keys, odd numbers, escapes, nesting near the limit, and text that is not JSON.
+  const key = fc.constantFrom("a", "b", "\\u0061", "a\\\"", "__proto__", "", "0", "k,", 'k":');
+  const scalar = fc.oneof(fc.constantFrom("1", "-0", "0.5", "1e400", "12345678901234567890", "1795786430.036", "0.30000000000000004", "-1.5e-7", "true", "null", '"x"', '"\\""', '":,{["'), numberToken);
+  const json: fc.Arbitrary<string> = fc.letrec<{ value: string }>((tie) => ({
+    value: fc.oneof(
+      { depthSize: "small", withCrossShrink: true },
+      scalar,
+      fc.array(tie("value"), { maxLength: 4 }).map((items) => `[${items.join(",")}]`),
+      fc.array(fc.tuple(key, tie("value")), { maxLength: 4 }).map((entries) => `{${entries.map(([k, v]) => `"${k}":${v}`).join(", ")}}`),
+    ),
+  })).value;
+  const broken = fc.tuple(json, fc.nat(), fc.constantFrom("", "}", "]", ",", '"', "{", ":")).map(([text, at, insert]) => {
+    const i = at % (text.length + 1);
+    return text.slice(0, i) + insert + text.slice(i);
+  });
+
+  it("gives what the full pass gives, problems, values and errors alike (property)", () => {
+    fc.assert(
+      fc.property(fc.oneof(json, broken), fc.integer({ min: 1, max: 6 }), (text, maxDepth) => {
+        expect(outcome(() => parseStrictJson(text, { maxDepth }))).toEqual(outcome(() => parseStrictJsonFully(text, { maxDepth })));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("leaves a polluted prototype to the full pass", () => {
+    (Object.prototype as Record<string, unknown>).polluted = 1;
+    try {
+      expect(strict('{"a":1,"a":2}').problems).toEqual([{ path: "a", message: DUPLICATE_KEY_MESSAGE }]);
+      expect(strict('{"a":{"b":1},"c":2}').problems).toEqual([]);
+    } finally {
+      delete (Object.prototype as Record<string, unknown>).polluted;
+    }
   });
 });
 
