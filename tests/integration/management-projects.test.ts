@@ -83,11 +83,11 @@ describe("GET /api/projects", () => {
 });
 
 describe("POST /api/projects", () => {
-  it("creates a project owned by the caller: 201 {id, name, apiKey} and the key works", async () => {
+  it("creates a project owned by the caller: 201 {id, name, apiKey, dsn} and the key works", async () => {
     const { user, cookie } = await createUserWithSession();
     const { status, body } = await callRoute(projectsRoute.POST, apiRequest("/api/projects", { method: "POST", cookie, body: { name: "  Shop backend  " } }));
     expect(status).toBe(201);
-    expect(Object.keys(body).sort()).toEqual(["apiKey", "id", "name"]);
+    expect(Object.keys(body).sort()).toEqual(["apiKey", "dsn", "id", "name"]);
     expect(body.name).toBe("Shop backend");
     expect(body.apiKey).toMatch(/^tlt_[0-9A-Za-z]{38}$/);
     expect(await authenticateApiKey(body.apiKey)).toMatchObject({ projectId: body.id });

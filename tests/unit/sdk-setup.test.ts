@@ -70,7 +70,9 @@ describe("allowed origins", () => {
 
   it("are a list of origins or * alone, deduplicated, at most 50", () => {
     expect(allowedOriginsSchema.parse(["https://a.example", "HTTPS://A.example/"])).toEqual(["https://a.example"]);
-    expect(allowedOriginsSchema.parse([" * "])).toEqual(["*"]);
+    expect(allowedOriginsSchema.parse(["*"])).toEqual(["*"]);
+    // The API takes a list: an element with whitespace is refused, not trimmed or split (the form splits its text first).
+    expect(allowedOriginsSchema.safeParse([" * "]).success).toBe(false);
     expect(allowedOriginsSchema.parse([])).toEqual([]);
     expect(allowedOriginsSchema.safeParse(["*", "https://a.example"]).success).toBe(false);
     expect(allowedOriginsSchema.safeParse(Array.from({ length: 51 }, (_, i) => `https://a${i}.example`)).success).toBe(false);
