@@ -13,6 +13,7 @@ import {
   issueUpsertCte,
   ingestActivityCte,
   stackKeysCte,
+  tagAdmittedCte,
   tagCountUpsertCte,
   tagRowsCte,
 } from "@/lib/issues/ingest-sql";
@@ -154,6 +155,7 @@ export const buildIngestStatement = () =>
     .with("hours_up", part(countUpsertCte("issue_hours")))
     .with("days_up", part(countUpsertCte("issue_days")))
     .with("tag_rows", part(tagRowsCte))
+    .with("tag_admitted", part(tagAdmittedCte))
     .with("tag_hours_up", part(tagCountUpsertCte("issue_tag_hours")))
     .with("tag_days_up", part(tagCountUpsertCte("issue_tag_days")))
     .with("alerts_queued", part(queueIssueAlertsCte))

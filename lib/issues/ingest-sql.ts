@@ -41,7 +41,7 @@ export type UpsertedIssue = {
   regressed_at: Date | null;
 };
 
-/** Distinct values kept per issue, tag key and hour or day; the rest are counted under "". */
+/** Distinct values kept per issue, tag key and hour, the rest counted under "" (a day holds what its hours admitted). */
 export const MAX_TAG_VALUES_PER_BUCKET = 100;
 
 /**
@@ -279,103 +279,106 @@ export function tagRowsCte(qc: QueryCreator<DB & { placed: KeyedRow & { issue_id
     .groupBy(sql`1, 2, 3, 4, 5`);
 }
 
-const TAG_BUCKETS = {
-  issue_tag_hours: { bucket: "hour", width: "1 hour" },
-  issue_tag_days: { bucket: "day", width: "1 day" },
-} as const;
-
 /**
- * Tag counts per issue, key, value and hour or day, with the values a
- * bucket already holds counted as usual and new ones admitted while the
- * bucket has room (the most frequent first); the rest go to the "" row.
- * Concurrent statements decide from their own snapshot, so a bucket may end
- * up a few values over the bound, never unboundedly.
+ * The statement's tag rows as the hourly counts will hold them: the values
+ * an hour already holds counted as usual, new ones admitted while the
+ * hour has room (MAX_TAG_VALUES_PER_BUCKET, the most frequent first), the
+ * rest under "". Concurrent statements decide from their own snapshot, so
+ * an hour may end up a few values over the bound, never unboundedly.
  */
-export const tagCountUpsertCte = (table: keyof typeof TAG_BUCKETS) => (qc: QueryCreator<DB & { tag_rows: TagRow }>) => {
-  const { bucket, width } = TAG_BUCKETS[table];
-  // The two tables have the same shape but for the bucket column's name.
-  const t = table as "issue_tag_hours";
-  const b = bucket as "hour";
+export function tagAdmittedCte(qc: QueryCreator<DB & { tag_rows: TagRow }>) {
   return (
     qc
-      // Per issue, bucket, key and value: how many rows.
-      .with("counted", (qc) =>
-        qc
-          .selectFrom("tag_rows as r")
-          .select((eb) => [
-            "r.issue_id",
-            "r.project_id",
-            sql<Date>`date_bin(${sql.lit(width)}, ${eb.ref("r.hour")}, TIMESTAMPTZ 'epoch')`.as("bucket"),
-            "r.key",
-            "r.value",
-            sql<number>`sum(${eb.ref("r.n")})::int`.as("n"),
-          ])
-          .groupBy(sql`1, 2, 3, 4, 5`),
-      )
-      // Per bucket: how many values the statement brings, and the room the bucket has left.
+      // Per issue, hour and key: how many values the statement brings, and the room the hour has left.
       .with("room", (qc) =>
         qc
-          .selectFrom("counted as k")
-          .groupBy(["k.issue_id", "k.bucket", "k.key"])
+          .selectFrom("tag_rows as k")
+          .groupBy(["k.issue_id", "k.hour", "k.key"])
           .select((eb) => [
             "k.issue_id",
-            "k.bucket",
+            "k.hour",
             "k.key",
             sql<number>`count(*)::int`.as("values_here"),
             sql<number>`${sql.lit(MAX_TAG_VALUES_PER_BUCKET)} - (${eb
-              .selectFrom(`${t} as s`)
+              .selectFrom("issue_tag_hours as s")
               .select((s) => s.fn.countAll<number>().as("n"))
               .whereRef("s.issue_id", "=", "k.issue_id")
-              .whereRef(`s.${b}`, "=", "k.bucket")
+              .whereRef("s.hour", "=", "k.hour")
               .whereRef("s.key", "=", "k.key")
               .where("s.value", "<>", "")})`.as("room"),
           ]),
       )
       // Whether each value is admitted for sure: every value fits in the
-      // bucket's room, or the bucket already holds it (only looked up when
+      // hour's room, or the hour already holds it (only looked up when
       // they do not all fit).
       .with("known", (qc) =>
         qc
-          .selectFrom("counted as k")
-          .innerJoin("room as r", (join) => join.onRef("r.issue_id", "=", "k.issue_id").onRef("r.bucket", "=", "k.bucket").onRef("r.key", "=", "k.key"))
+          .selectFrom("tag_rows as k")
+          .innerJoin("room as r", (join) => join.onRef("r.issue_id", "=", "k.issue_id").onRef("r.hour", "=", "k.hour").onRef("r.key", "=", "k.key"))
           .selectAll("k")
           .select((eb) => [
             "r.room",
             sql<boolean>`CASE WHEN ${eb.ref("r.values_here")} <= ${eb.ref("r.room")} THEN true ELSE ${eb.exists(
               eb
-                .selectFrom(`${t} as s`)
+                .selectFrom("issue_tag_hours as s")
                 .select("s.count")
                 .whereRef("s.issue_id", "=", "k.issue_id")
-                .whereRef(`s.${b}`, "=", "k.bucket")
+                .whereRef("s.hour", "=", "k.hour")
                 .whereRef("s.key", "=", "k.key")
                 .whereRef("s.value", "=", "k.value"),
             )} END`.as("sure"),
           ]),
       )
       // The others are admitted while the room lasts, the most frequent first; the rest are counted under "".
-      .with("admitted", (qc) =>
-        qc.selectFrom("known as k").select((eb) => [
-          "k.issue_id",
-          "k.project_id",
-          "k.bucket",
-          "k.key",
-          sql<string>`CASE WHEN ${eb.ref("k.sure")} OR row_number() OVER (PARTITION BY ${eb.ref("k.issue_id")}, ${eb.ref("k.bucket")}, ${eb.ref("k.key")}, ${eb.ref("k.sure")}
-              ORDER BY ${eb.ref("k.n")} DESC, ${eb.ref("k.value")}) <= ${eb.ref("k.room")} THEN ${eb.ref("k.value")} ELSE '' END`.as("value"),
-          "k.n",
-        ]),
-      )
-      .insertInto(t)
-      .columns(["issue_id", b, "key", "value", "project_id", "count"])
-      .expression((eb) =>
-        eb
-          .selectFrom("admitted as a")
-          .select((eb) => ["a.issue_id", "a.bucket", "a.key", "a.value", "a.project_id", sql<number>`sum(${eb.ref("a.n")})::int`.as("n")])
-          .groupBy(["a.issue_id", "a.bucket", "a.key", "a.value", "a.project_id"])
-          .orderBy(sql`1, 2, 3, 4`),
-      )
-      .onConflict((oc) => oc.columns(["issue_id", b, "key", "value"]).doUpdateSet((eb) => ({ count: sql<number>`${sql.id(table, "count")} + ${eb.ref("excluded.count")}` })))
-      .returning(sql<number>`1`.as("one"))
+      .selectFrom("known as k")
+      .select((eb) => [
+        "k.issue_id",
+        "k.project_id",
+        "k.hour",
+        "k.key",
+        sql<string>`CASE WHEN ${eb.ref("k.sure")} OR row_number() OVER (PARTITION BY ${eb.ref("k.issue_id")}, ${eb.ref("k.hour")}, ${eb.ref("k.key")}, ${eb.ref("k.sure")}
+            ORDER BY ${eb.ref("k.n")} DESC, ${eb.ref("k.value")}) <= ${eb.ref("k.room")} THEN ${eb.ref("k.value")} ELSE '' END`.as("value"),
+        "k.n",
+      ])
   );
+}
+
+const TAG_BUCKETS = {
+  issue_tag_hours: { bucket: "hour", width: "1 hour" },
+  issue_tag_days: { bucket: "day", width: "1 day" },
+} as const;
+
+/**
+ * Tag counts per issue, key, value and hour or day, added from
+ * `tag_admitted`. A day counts what its hours admitted, so each day row is
+ * the sum of its hours' rows: a day holds at most 24 times the hourly bound
+ * of distinct values, and deciding admission once costs half of deciding it
+ * per table.
+ */
+export const tagCountUpsertCte = (table: keyof typeof TAG_BUCKETS) => (qc: QueryCreator<DB & { tag_admitted: TagRow }>) => {
+  const { bucket, width } = TAG_BUCKETS[table];
+  // The two tables have the same shape but for the bucket column's name.
+  const t = table as "issue_tag_hours";
+  const b = bucket as "hour";
+  return qc
+    .insertInto(t)
+    .columns(["issue_id", b, "key", "value", "project_id", "count"])
+    .expression((eb) =>
+      eb
+        .selectFrom("tag_admitted as a")
+        .select((eb) => [
+          "a.issue_id",
+          sql<Date>`date_bin(${sql.lit(width)}, ${eb.ref("a.hour")}, TIMESTAMPTZ 'epoch')`.as("bucket"),
+          "a.key",
+          "a.value",
+          "a.project_id",
+          sql<number>`sum(${eb.ref("a.n")})::int`.as("n"),
+        ])
+        .groupBy(sql`1, 2, 3, 4, 5`)
+        .orderBy(sql`1, 2, 3, 4`),
+    )
+    .onConflict((oc) => oc.columns(["issue_id", b, "key", "value"]).doUpdateSet((eb) => ({ count: sql<number>`${sql.id(table, "count")} + ${eb.ref("excluded.count")}` })))
+    .returning(sql<number>`1`.as("one"));
 };
 
 /**

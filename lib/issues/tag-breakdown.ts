@@ -40,7 +40,7 @@ export type TagBreakdown = {
   /** Distinct values in the window. */
   distinctCount: number;
   /**
-   * True when some hour or day of the window held more than
+   * True when some hour of the window held more than
    * MAX_TAG_VALUES_PER_BUCKET distinct values: those past the bound are
    * counted but not named, and distinctCount is then a lower bound.
    */
@@ -228,8 +228,8 @@ export async function issueTagBreakdown(access: ProjectAccess, issueId: string, 
  * Condition on an issue id (the list's filters): the issue had an event
  * with this tag in the hours or days that [since, until) touches. Read
  * from the kept counts, so to the hour at the window's edges, and a value
- * past the bound of MAX_TAG_VALUES_PER_BUCKET kept per hour or day is not
- * found in that hour or day.
+ * past the bound of MAX_TAG_VALUES_PER_BUCKET kept per hour is not found in
+ * that hour (nor in its day, which keeps what its hours kept).
  */
 export function issueHasTag(
   issueId: Expression<string>,

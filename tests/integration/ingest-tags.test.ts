@@ -100,6 +100,28 @@ describe("release, environment, tags and user", () => {
     expect([b.firstReleaseSeq, b.lastReleaseSeq]).toEqual([seqOf("2.0.0"), seqOf("2.1.0")]);
   });
 
+  it("keeps in a day what its hours kept: a day's rows are the sum of its hours' rows", async () => {
+    const p = await makeProject("tag-day-sum");
+    const yesterday = new Date(Date.now() - 86_400_000);
+    const hourStart = (h: number) => Date.UTC(yesterday.getUTCFullYear(), yesterday.getUTCMonth(), yesterday.getUTCDate(), h, 5);
+    // Two hours of one day, each with as many new values as an hour keeps.
+    const events = [10, 11].flatMap((h) =>
+      Array.from({ length: MAX_TAG_VALUES_PER_BUCKET }, (_, i) => ({
+        level: "warn",
+        message: "Slow request",
+        projectId: p.id,
+        timestamp: new Date(hourStart(h) + i * 1000).toISOString(),
+        tags: { request_id: `h${h}-req-${i}` },
+      })),
+    );
+    expect((await sendBatch(p.apiKey, { events })).status).toBe(201);
+    const issue = await prisma.issue.findFirstOrThrow({ where: { projectId: p.id }, select: { id: true } });
+    const hours = (await tagCounts(issue.id, "issue_tag_hours")).filter((r) => r.key === "request_id");
+    expect(hours).toHaveLength(2 * MAX_TAG_VALUES_PER_BUCKET);
+    expect(hours.find((r) => r.value === "")).toBeUndefined();
+    expect((await tagCounts(issue.id, "issue_tag_days")).filter((r) => r.key === "request_id")).toEqual(hours);
+  });
+
   it(`keeps at most ${MAX_TAG_VALUES_PER_BUCKET} values of a tag per issue and bucket, and counts the rest under ""`, async () => {
     const p = await makeProject("tag-cap");
     const total = MAX_TAG_VALUES_PER_BUCKET + 50;
