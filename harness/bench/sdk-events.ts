@@ -127,6 +127,30 @@ export function sdkEventSampler(seed = 1) {
   return { random, sentryEvent };
 }
 
+/**
+ * Release, environment, user and the SDK events' own tags, drawn as
+ * sentryEvent draws them, for events that are otherwise small (the
+ * prefill): a database that has run for a while holds tag counts in the
+ * proportions the runs add to, and PostgreSQL plans the ingest statement
+ * for tables of that size, not for empty ones.
+ */
+export function sdkEventFields(random: () => number, service: string) {
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+  const userNumber = Math.floor(random() ** 2 * 50_000);
+  return {
+    release: pick(RELEASES),
+    environment: random() < 0.85 ? "production" : "staging",
+    user: { id: `u${userNumber}`, email: `user${userNumber}@example.com` },
+    tags: {
+      region: pick(["eu-west-1", "us-east-1", "ap-south-1"]),
+      service,
+      "http.method": pick(["GET", "GET", "POST", "PUT", "DELETE"]),
+      customer_tier: random() < 0.7 ? "free" : random() < 0.8 ? "pro" : "enterprise",
+      feature_flag: pick(["new-checkout", "none", "dark-launch"]),
+    } as Record<string, string>,
+  };
+}
+
 /** A Sentry envelope of one event, as @sentry/node sends it (the event_id in its header and its payload). */
 export function envelopeOf(event: Record<string, unknown>, sentAt: Date): string {
   const header = { event_id: event.event_id, sent_at: sentAt.toISOString(), sdk: { name: "sentry.javascript.node", version: "11.12.0" } };

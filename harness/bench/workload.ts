@@ -11,7 +11,7 @@ import { seededRandom } from "@/harness/bench/random";
  * Changes whenever the workload does: a database seeded with an older one is
  * not reused (harness/bench/harness.ts cloneSeeded).
  */
-export const WORKLOAD_VERSION = 2;
+export const WORKLOAD_VERSION = 3;
 
 /** The template database bench:ingest seeds with `prefill` events of this workload (and bench:profile clones). */
 export function ingestTemplateName(schema: string, prefill: number): string {

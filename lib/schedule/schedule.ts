@@ -2,6 +2,7 @@ import { pruneAlertLog } from "@/lib/alerts/log-pruning";
 import { processAlerts } from "@/lib/alerts/processor";
 import { queueSpikes } from "@/lib/alerts/spikes";
 import { settings } from "@/lib/config/settings";
+import { refreshStaleStatistics } from "@/lib/db/statistics";
 import type { Job } from "@/lib/jobs/job";
 import { purgeExpiredIdempotencyKeys } from "@/lib/ingest/idempotency";
 import { reopenExpiredIgnores } from "@/lib/issues/workflow";
@@ -85,6 +86,16 @@ export const SCHEDULE = [
     async run() {
       const reopened = await reopenExpiredIgnores(IGNORES_PER_RUN);
       return { report: { reopened }, more: reopened === IGNORES_PER_RUN };
+    },
+  },
+  {
+    name: "statistics",
+    description: "refreshes the planner's statistics of tables that changed, where autovacuum does not (the embedded database)",
+    intervalMs: 10 * MINUTE,
+    budgetMs: 30_000,
+    async run({ deadline, clock }) {
+      const report = await refreshStaleStatistics({ deadline, clock });
+      return { report, more: !report.complete };
     },
   },
 ] as const satisfies readonly Job[];

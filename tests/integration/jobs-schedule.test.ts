@@ -48,7 +48,7 @@ function gatedJob(over: Partial<Job> = {}) {
 
 describe("the schedule", () => {
   it("lists every periodic job with its interval and budget; retention runs daily; every budget fits the cron route's maxDuration", () => {
-    expect(SCHEDULE.map((j) => j.name).sort()).toEqual(["alert-log", "alerts", "idempotency-keys", "ignores", "retention", "spikes"]);
+    expect(SCHEDULE.map((j) => j.name).sort()).toEqual(["alert-log", "alerts", "idempotency-keys", "ignores", "retention", "spikes", "statistics"]);
     expect(SCHEDULE.find((j) => j.name === "retention")!.intervalMs).toBe(24 * 60 * MINUTE);
     for (const job of SCHEDULE) {
       expect(job.budgetMs).toBeGreaterThan(0);
@@ -174,7 +174,7 @@ describe("cron routes", () => {
       expect((await callRoute(cronGet, request())).status).toBe(401);
       const missing = await callRoute(cronGet, request(`Bearer ${secret}`));
       expect(missing.status).toBe(404);
-      expect(missing.body.detail).toContain("alerts, spikes, retention, idempotency-keys, alert-log, ignores");
+      expect(missing.body.detail).toContain("alerts, spikes, retention, idempotency-keys, alert-log, ignores, statistics");
     } finally {
       unstubEnvs();
     }
