@@ -62,9 +62,17 @@ export type SummaryPrompt = {
   omittedIssues: number;
 };
 
+/**
+ * 24 random lowercase letters (about 112 bits): no digits, because the
+ * answer's check takes every number in the prompt as one the model may cite.
+ */
+function fenceToken(): string {
+  return Array.from(randomBytes(24), (byte) => String.fromCharCode(97 + (byte % 26))).join("");
+}
+
 export function buildSummaryPrompt(original: SummaryFacts, options: SummaryPromptOptions): SummaryPrompt {
   const facts = options.scrub ? scrubFacts(original) : original;
-  const boundary = options.boundary ?? randomBytes(12).toString("hex");
+  const boundary = options.boundary ?? fenceToken();
   const open = `<events-${boundary}>`;
   const close = `</events-${boundary}>`;
   const clock = summaryClock(facts.since, facts.now);

@@ -52,6 +52,14 @@ describe("checkAnswer", () => {
     expect(checkAnswer({ headline: "No errors; a steady slow request.", items: [{ rank: 1, count: 5, start: "09:10", text: "Steady." }], notes: [], lookFirst: "Nothing urgent." }, quiet, ranked, numbers)).toEqual({ ok: true });
   });
 
+  it("takes no number from the prompt's random fence (a model could otherwise cite one)", () => {
+    const { facts } = incidentFacts();
+    const fixed = [...numbersIn(buildSummaryPrompt(facts, { budgetChars: 24_000, scrub: true, boundary: "fence" }).prompt)].sort();
+    for (let i = 0; i < 50; i++) {
+      expect([...numbersIn(buildSummaryPrompt(facts, { budgetChars: 24_000, scrub: true }).prompt)].sort()).toEqual(fixed);
+    }
+  });
+
   it("refuses numbers the facts do not hold, anywhere in the answer", () => {
     const { check } = setup();
     expect(check({ ...good, notes: ["Errors are up 37% on yesterday."] })).toMatchObject({ ok: false, reasons: [expect.stringContaining("37")] });

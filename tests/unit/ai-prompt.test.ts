@@ -327,7 +327,7 @@ describe("buildSummaryPrompt", () => {
     const { facts } = incidentFacts();
     const a = promptFor(facts).boundary;
     const b = promptFor(facts).boundary;
-    expect(a).toMatch(/^[0-9a-f]{24}$/);
+    expect(a).toMatch(/^[a-z]{24}$/);
     expect(a).not.toBe(b);
     expect(promptFor(facts, { boundary: "fixed" }).boundary).toBe("fixed");
   });
