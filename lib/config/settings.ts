@@ -141,7 +141,7 @@ export const SETTING_SPECS = {
   INGEST_BATCH_MAX_DECODED_BODY_BYTES: int(20 * 1024 * 1024, 1, undefined, "POST /api/events/batch: size of a gzip/deflate/br body once decoded"),
   SENTRY_MAX_BODY_BYTES: int(20 * 1024 * 1024, 1, undefined, "Sentry envelope and store bodies as sent"),
   SENTRY_MAX_DECODED_BODY_BYTES: int(20 * 1024 * 1024, 1, undefined, "Sentry envelope and store bodies once decoded; each event is trimmed to 1 MiB"),
-  SENTRY_CLIENT_RATE_LIMIT: int(50, 0, undefined, "Sentry route requests per second from one client address (browsers), bursts twice that; 0 turns it off"),
+  SENTRY_CLIENT_RATE_LIMIT: int(50, 0, undefined, "Sentry route requests per second from one browser address (requests with an Origin header), bursts twice that; 0 turns it off"),
   INGEST_MAX_CONCURRENT_WRITES: int(4, 1, 64),
   KEY_CACHE_TTL_MS: int(10_000, 1),
   OPENAI_API_KEY: text(),

@@ -14,7 +14,7 @@ import { sentryAnswer, sentryRateLimitHeaders } from "@/lib/sentry/rate-limits";
 
 export type SentryEndpoint = "envelope" | "store";
 
-/** Per client address on the Sentry routes (browsers send there directly): SENTRY_CLIENT_RATE_LIMIT per second, bursts twice that. */
+/** Per client address on the Sentry routes, for browsers (they send there directly): SENTRY_CLIENT_RATE_LIMIT per second, bursts twice that. */
 const clientRateLimit = fromSettings((s) =>
   createRateLimit({ name: "sentry-client", perWindow: s.sentry.clientRatePerSecond, windowSeconds: 1, burst: s.sentry.clientRatePerSecond, burstWindowSeconds: 10 }),
 );
@@ -49,7 +49,7 @@ function pathProjectNumber(raw: string): number {
 
 /**
  * A Sentry SDK's request (POST /api/<projectNumber>/envelope/ or /store/),
- * in this order: the client's rate limit; the public key from the request
+ * in this order: a browser's rate limit per client address; the public key from the request
  * (query or X-Sentry-Auth), checked before the body is read, or else from
  * the envelope's dsn (a tunnel); the key's project against the path's
  * number (403); the page's origin against the project's allowed origins
@@ -60,7 +60,10 @@ function pathProjectNumber(raw: string): number {
 export async function ingestSentryRequest(request: Request, endpoint: SentryEndpoint, rawProjectNumber: string): Promise<{ id: string | null }> {
   const projectNumber = pathProjectNumber(rawProjectNumber);
   const address = clientAddress(request.headers);
-  const perClient = await consumeRateLimit(clientRateLimit(), addressBlock(address));
+  // Only browsers (they send Origin) are limited per address: a server SDK is
+  // one address sending for all its users, and a traced server's transactions
+  // would spend the limit and have its errors refused. Its key's limit bounds it.
+  const perClient = request.headers.has("origin") ? await consumeRateLimit(clientRateLimit(), addressBlock(address)) : null;
   if (perClient && !perClient.allowed) throw sentryRateLimited(perClient, "organization");
 
   const fromRequest = sentryRequestCredentials(request);

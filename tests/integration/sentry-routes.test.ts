@@ -50,6 +50,18 @@ async function send({ number, body, query = "", headers = {}, endpoint = "envelo
 const keyQuery = (key: string) => `?sentry_version=7&sentry_key=${key}&sentry_client=sentry.javascript.node%2F11.12.0`;
 
 describe("Sentry routes", () => {
+  it("limit browsers per address, not servers: a traced server's transactions do not get its errors refused", async () => {
+    const p = await sentryProject("sentry-client-limit");
+    const body = envelopeFor("node-exception-cause-event.envelope", p.publicKey);
+    const burst = (headers: Record<string, string>) => Promise.all(Array.from({ length: 120 }, () => send({ number: p.number, body, query: keyQuery(p.publicKey), headers })));
+    // A server SDK sends no Origin: 120 at once from one address, past the browsers' 50 per second and 100 per 10 s.
+    expect(new Set((await burst({})).map((a) => a.status))).toEqual(new Set([200]));
+    const fromPage = await burst({ origin: "https://shop.example" });
+    const refused = fromPage.filter((a) => a.status === 429);
+    expect(refused.length).toBeGreaterThanOrEqual(20);
+    expect(refused[0]!.res.headers.get("x-sentry-rate-limits")).toContain("client_quota");
+  });
+
   it("store a real @sentry/node exception with its cause chain, release, environment and frames, and answer its event_id", async () => {
     const p = await sentryProject("sentry-node");
     const answer = await send({ number: p.number, body: envelopeFor("node-exception-cause-event.envelope", p.publicKey), query: keyQuery(p.publicKey) });
