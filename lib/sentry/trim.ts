@@ -1,3 +1,4 @@
+import { STACK_LIMITS } from "@/lib/grouping/frames";
 import { isRecord, type Notes } from "@/lib/sentry/fields";
 import { MAX_EVENT_BYTES, type MappedEvent } from "@/lib/sentry/types";
 import { plural } from "@/lib/text/plural";
@@ -7,15 +8,22 @@ import { plural } from "@/lib/text/plural";
  * middle of long stacks, then extra are trimmed, as Sentry does, and the
  * event says what was trimmed"), in that order, each step only while the
  * event is still too large, then a last resort that always succeeds: long
- * strings truncated, then the largest context entries replaced by a note
- * of their size.
+ * strings truncated, frames cut further, then the largest context entries
+ * replaced by a note of their size.
+ *
+ * Trimming runs before the issue key is computed, and the key reads the
+ * newest frames of each stack (STACK_LIMITS.maxFramesPerException): the
+ * middle-frames step keeps those, so a large event groups with the same
+ * error sent small. Only the last resort cuts into them.
  */
 
 /** Payloads up to this size cannot map to more than 1 MiB (numbers quoted, notes added: well under 2x). */
 const SURELY_FITS_BYTES = 400 * 1024;
 /** Room kept for the trimming notes themselves. */
 const NOTES_ROOM_BYTES = 8 * 1024;
-/** Frames a long stack keeps, the oldest and the newest halves, in successive rounds. */
+/** A stack is long past this many frames: it keeps its oldest LONG_STACK_OLDEST and the newest frames grouping reads. */
+const LONG_STACK_OLDEST = 50;
+/** The last resort's rounds: frames a stack keeps, the oldest and the newest halves. */
 const FRAME_ROUNDS = [50, 20, 10, 4];
 /** Strings are cut to this many characters in the last-resort round. */
 const LONG_STRING_CHARS = 1_000;
@@ -53,29 +61,13 @@ export function fitEvent(event: MappedEvent, notes: Notes, payloadBytes?: number
     if (size <= target) return;
   }
 
-  // 2. Frames in the middle of long stacks.
+  // 2. Frames in the middle of long stacks, never the newest ones the issue key reads.
   const stacks = stacktracesOf(context);
-  let framesDropped = 0;
-  const originalLength = new Map<Record<string, unknown>, number>();
-  for (const keep of FRAME_ROUNDS) {
-    for (const stack of stacks) {
-      const frames = stack.frames as unknown[];
-      if (frames.length <= keep) continue;
-      if (!originalLength.has(stack)) originalLength.set(stack, frames.length);
-      // The oldest and newest halves stay (successive rounds keep halves of halves).
-      const head = Math.ceil(keep / 2);
-      framesDropped += frames.length - keep;
-      frames.splice(head, frames.length - keep);
-      // Sentry's own field for it: the [start, end) range of the frames left out.
-      stack.frames_omitted = [head, originalLength.get(stack)! - (keep - head)];
-    }
-    if (framesDropped === 0) continue;
+  const sentLengths = new Map<Record<string, unknown>, number>();
+  const long = cutFrames(stacks, LONG_STACK_OLDEST, STACK_LIMITS.maxFramesPerException, sentLengths);
+  if (long.frames > 0) {
+    notes.push(`frames: ${long.frames} dropped from the middle of ${plural(long.stacks, "stack")}`);
     size = eventBytes(event);
-    if (size <= target) break;
-  }
-  const stacksCut = originalLength;
-  if (framesDropped > 0) {
-    notes.push(`frames: ${framesDropped} dropped from the middle of ${plural(stacksCut.size, "stack")}`);
     if (size <= target) return;
   }
 
@@ -99,11 +91,27 @@ export function fitEvent(event: MappedEvent, notes: Notes, payloadBytes?: number
     }
   }
 
-  // 4. Last resort: long strings, then whole entries of the context, largest first.
+  // 4. Last resort: long strings, then frames of any stack, then whole entries of the context, largest first.
   const cut = truncateStrings(context);
   if (cut > 0) {
     notes.push(`text: ${plural(cut, "string")} longer than ${LONG_STRING_CHARS} characters truncated`);
     size = eventBytes(event);
+    if (size <= target) return;
+  }
+  // Frames a stack of any length holds with what the strings kept (local
+  // variables, source lines), cut down in rounds before whole entries go.
+  let framesDropped = 0;
+  let stacksCut = 0;
+  for (const keep of FRAME_ROUNDS) {
+    const round = cutFrames(stacks, Math.ceil(keep / 2), Math.floor(keep / 2), sentLengths);
+    if (round.frames === 0) continue;
+    framesDropped += round.frames;
+    stacksCut = Math.max(stacksCut, round.stacks);
+    size = eventBytes(event);
+    if (size <= target) break;
+  }
+  if (framesDropped > 0) {
+    notes.push(`frames: ${framesDropped} more dropped from the middle of ${plural(stacksCut, "stack")}`);
     if (size <= target) return;
   }
   const entries = Object.keys(context)
@@ -122,6 +130,28 @@ export function fitEvent(event: MappedEvent, notes: Notes, payloadBytes?: number
     event.tags = null;
     notes.push("tags: removed");
   }
+}
+
+/**
+ * Keeps the `oldest` and `newest` frames of each stack longer than both,
+ * dropping the middle, and sets Sentry's `frames_omitted` (the [start, end)
+ * range of the frames as sent that were left out). `sent` remembers each
+ * cut stack's length as sent, across calls. Returns how many frames went
+ * from how many stacks.
+ */
+function cutFrames(stacks: Record<string, unknown>[], oldest: number, newest: number, sent: Map<Record<string, unknown>, number>): { frames: number; stacks: number } {
+  let frames = 0;
+  let cut = 0;
+  for (const stack of stacks) {
+    const list = stack.frames as unknown[];
+    if (list.length <= oldest + newest) continue;
+    if (!sent.has(stack)) sent.set(stack, list.length);
+    frames += list.length - oldest - newest;
+    cut++;
+    list.splice(oldest, list.length - oldest - newest);
+    stack.frames_omitted = [oldest, sent.get(stack)! - newest];
+  }
+  return { frames, stacks: cut };
 }
 
 /** Every `{frames: [...]}` of the context: exceptions, threads, a top-level stacktrace. */

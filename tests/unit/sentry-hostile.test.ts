@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { groupingKey } from "@/lib/grouping/key";
 import { AppError } from "@/lib/http/errors";
 import { parseEnvelope } from "@/lib/sentry/envelope";
 import { envelopeToEvents, storeBodyToEvents, type SentryIngest } from "@/lib/sentry/items";
@@ -137,17 +138,38 @@ describe("events past 1 MiB are trimmed: breadcrumbs, then middle frames, then e
     expect(context._telltale.trimmed).toEqual([`breadcrumbs: ${100 - kept.length} of 100 dropped to fit ${MAX_EVENT_BYTES} bytes`]);
   });
 
-  it("then frames in the middle of long stacks, the oldest and newest kept, with Sentry's frames_omitted", () => {
+  it("then frames in the middle of long stacks, the oldest and the newest the issue key reads kept, with Sentry's frames_omitted", () => {
     const frames = Array.from({ length: 5_000 }, (_, i) => ({ function: `f${i}`, filename: "app.js", lineno: i, context_line: pad(400) }));
     const context = contextOf(JSON.stringify({ exception: { values: [{ type: "RangeError", value: "Maximum call stack size exceeded", stacktrace: { frames } }] } }));
     const stack = context.exception.values[0].stacktrace;
-    expect(stack.frames).toHaveLength(50);
+    expect(stack.frames).toHaveLength(250);
     expect(stack.frames[0].function).toBe("f0");
     expect(stack.frames.at(-1).function).toBe("f4999");
-    expect(stack.frames_omitted).toEqual([25, 4975]);
-    expect(stack.frames[24].function).toBe("f24");
-    expect(stack.frames[25].function).toBe("f4975");
-    expect(context._telltale.trimmed).toEqual(["frames: 4950 dropped from the middle of 1 stack"]);
+    expect(stack.frames_omitted).toEqual([50, 4800]);
+    expect(stack.frames[49].function).toBe("f49");
+    expect(stack.frames[50].function).toBe("f4800");
+    expect(context._telltale.trimmed).toEqual(["frames: 4750 dropped from the middle of 1 stack"]);
+  });
+
+  it("a large event keeps its frames and groups with the same error sent small (extra goes, not the stack of 9 frames)", () => {
+    const frames = Array.from({ length: 9 }, (_, i) => ({ function: `step${i}`, filename: `step${i}.js`, abs_path: `/srv/app/step${i}.js`, lineno: i + 1, in_app: true }));
+    const payload = (extra: Record<string, unknown>) => JSON.stringify({ platform: "node", exception: { values: [{ type: "TrimError", value: "boom", stacktrace: { frames } }] }, extra });
+    const small = one(payload({ small: 1 }));
+    const large = one(payload({ blob: pad(3_000_000), rows: "y" }));
+    const largeContext = large.context as any;
+    expect(largeContext.exception.values[0].stacktrace.frames.map((f: { function: string }) => f.function)).toEqual(frames.map((f) => f.function));
+    expect(largeContext.extra).toEqual({ rows: "y" });
+    expect(largeContext._telltale.trimmed).toEqual(["extra: 1 of 2 entries dropped"]);
+    expect(groupingKey(large).hash).toBe(groupingKey(small).hash);
+  });
+
+  it("a very long stack cut for size keeps its issue key", () => {
+    const frames = Array.from({ length: 3_000 }, (_, i) => ({ function: `f${i % 700}`, module: `app.m${i % 300}`, in_app: i % 3 === 0, context_line: pad(400) }));
+    const payload = (extra: Record<string, unknown>) => JSON.stringify({ platform: "python", exception: { values: [{ type: "RecursionError", value: "maximum recursion depth exceeded", stacktrace: { frames } }] }, extra });
+    const cut = one(payload({}));
+    expect((cut.context as any).exception.values[0].stacktrace.frames).toHaveLength(250);
+    const whole = { ...cut, context: JSON.parse(payload({})) };
+    expect(groupingKey(cut).hash).toBe(groupingKey(whole).hash);
   });
 
   it("then extra, the largest entries first", () => {
