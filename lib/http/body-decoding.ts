@@ -56,7 +56,8 @@ export function parseContentEncoding(header: string | null): ContentCoding | nul
   return found;
 }
 
-function tooLarge(limit: number, decoded: boolean): AppError {
+/** A 413 for a body past `limit`: as sent, or once decoded. */
+export function tooLarge(limit: number, decoded: boolean): AppError {
   return decoded
     ? new AppError(413, "payload_too_large", `The request body decodes to more than the limit of ${limit} bytes.`)
     : errors.payloadTooLarge(limit);

@@ -214,11 +214,11 @@ export const operations: Operation[] = [
       description:
         (endpoint === "envelope"
           ? "What a Sentry SDK sends with a Telltale DSN: events and logs are stored, other item types are accepted and counted. The key may also come from the envelope header's dsn."
-          : "A Sentry event as JSON.") +
+          : "A Sentry event as JSON, or as base64 of zlib-compressed JSON (raven-node, raven-python, sentry-raven and raven-php send it so, with no Content-Encoding).") +
         ` Served with or without the trailing slash; any Content-Type. CORS for the project's allowed origins. ${compressed}`,
       caller: "sentryKey",
       params: sentryPathParamsSchema,
-      body: { content: { "*/*": { raw: "binary", description: endpoint === "envelope" ? "A Sentry envelope (newline-separated headers and items)." : "A Sentry event (JSON)." } } },
+      body: { content: { "*/*": { raw: "binary", description: endpoint === "envelope" ? "A Sentry envelope (newline-separated headers and items)." : "A Sentry event (JSON, or base64 of zlib-compressed JSON)." } } },
       answers: { 200: ok("Committed; a retry of the same event_id stores nothing new.", answers.sentryAcceptedSchema) },
       problems: [400, 401, 403, 404, 413, 415, 429, 500, 503],
     },

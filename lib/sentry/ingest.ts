@@ -6,7 +6,7 @@ import { consumeRateLimit, createRateLimit, type RateLimitDecision } from "@/lib
 import { ingestMappedEvents, ingestRateLimit } from "@/lib/ingest/ingest";
 import { authenticatePublicKey, type PublicKeyProject } from "@/lib/keys/service";
 import { resolveSentryCredentials, sentryRequestCredentials } from "@/lib/sentry/auth";
-import { readSentryBody } from "@/lib/sentry/body";
+import { decodeStoreBody, readSentryBody } from "@/lib/sentry/body";
 import { countDroppedItems } from "@/lib/sentry/dropped-items";
 import { parseEnvelope } from "@/lib/sentry/envelope";
 import { envelopeToEvents, storeBodyToEvents, type SentryIngest } from "@/lib/sentry/items";
@@ -72,7 +72,7 @@ export async function ingestSentryRequest(request: Request, endpoint: SentryEndp
   let ingest: SentryIngest;
   if (endpoint === "store") {
     if (!project) throw errors.missingApiKey();
-    ingest = storeBodyToEvents(body, { projectId: project.projectId, clientAddress: address });
+    ingest = storeBodyToEvents(await decodeStoreBody(body), { projectId: project.projectId, clientAddress: address });
   } else {
     const envelope = parseEnvelope(body);
     const credentials = resolveSentryCredentials(request, envelope.header.dsn, fromRequest);

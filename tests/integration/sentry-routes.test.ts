@@ -6,7 +6,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { gzipSync, brotliCompressSync } from "node:zlib";
+import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { OPTIONS as preflight, POST as postEnvelope } from "@/app/api/[projectNumber]/envelope/route";
 import { POST as postStore } from "@/app/api/[projectNumber]/store/route";
@@ -105,6 +105,34 @@ describe("Sentry routes", () => {
     expect([answer.status, answer.body]).toEqual([200, { id: "0f1e2d3c4b5a69788796a5b4c3d2e1f0" }]);
     const stored = await prisma.event.findFirstOrThrow({ where: { projectId: p.id } });
     expect([stored.level, stored.message, stored.tags]).toEqual(["warn", "Disk almost full", { host: "db-1" }]);
+  });
+
+  it("take /store/ bodies as the old SDKs send them: base64 of zlib-compressed JSON, no Content-Encoding (raven-node 2.6.4, captured)", async () => {
+    const p = await sentryProject("sentry-raven");
+    const headers = (key: string) => ({
+      "x-sentry-auth": `Sentry sentry_version=5, sentry_timestamp=1795809603674, sentry_client=raven-node/2.6.4, sentry_key=${key}`,
+      "content-type": "application/octet-stream",
+    });
+    const failure = await send({ number: p.number, endpoint: "store", body: fixture("raven-node-exception.store"), headers: headers(p.publicKey) });
+    expect([failure.status, failure.body]).toEqual([200, { id: "29d72ac72ab8460287819886c208986a" }]);
+    const message = await send({ number: p.number, endpoint: "store", body: fixture("raven-node-message.store"), headers: headers(p.publicKey) });
+    expect([message.status, message.body]).toEqual([200, { id: "10bc96b01c0d470fbf889df70dbc9e6c" }]);
+    const stored = await prisma.event.findMany({ where: { projectId: p.id }, orderBy: { message: "asc" } });
+    expect(stored.map((e) => [e.level, e.message, e.release, e.environment, e.user])).toEqual([
+      ["warn", "Nightly export finished late", "legacy@0.9.1", "production", { id: "7", email: "grace@example.com" }],
+      ["error", "TypeError: Invoice 9 has no total", "legacy@0.9.1", "production", { id: "7", email: "grace@example.com" }],
+    ]);
+    const frames = (stored[1]!.context as any).exception.values[0].stacktrace.frames as { function?: string }[];
+    expect(frames.some((f) => f.function === "chargeInvoice")).toBe(true);
+
+    // Base64 of JSON without zlib is read too; base64 that inflates past the limit is a 413, base64 of anything else a 400.
+    const plain = await send({ number: p.number, endpoint: "store", body: Buffer.from('{"message":"plain base64"}').toString("base64"), headers: headers(p.publicKey) });
+    expect(plain.status).toBe(200);
+    const bomb = await send({ number: p.number, endpoint: "store", body: deflateSync(Buffer.alloc(30 * 1024 * 1024, 0x20)).toString("base64"), headers: headers(p.publicKey) });
+    expect([bomb.status, bomb.body.code]).toEqual([413, "payload_too_large"]);
+    const junk = await send({ number: p.number, endpoint: "store", body: "bm90IHpsaWI=", headers: headers(p.publicKey) });
+    expect([junk.status, junk.body.code]).toEqual([400, "invalid_json"]);
+    expect(await prisma.event.count({ where: { projectId: p.id } })).toBe(3);
   });
 
   it("drop and count what Telltale does not store (sessions, client reports), answering 200", async () => {
