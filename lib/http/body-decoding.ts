@@ -71,35 +71,54 @@ export function tooLarge(limit: number, decoded: boolean): AppError {
  * A client that hangs up mid-body rejects with the stream's own error.
  */
 export async function readRequestBody(request: Request, limits: BodyLimits): Promise<Buffer> {
+  return (await readBody(request, limits, false)).body;
+}
+
+/**
+ * Like readRequestBody, but a body that decodes past `maxDecodedBytes` is
+ * cut there (`truncated: true`) rather than refused: decoding stops at the
+ * limit, so a bomb costs no more than a refused one. For a caller that can
+ * still use the start of a body (a Sentry envelope whose event comes before
+ * a large attachment).
+ */
+export function readRequestBodyPrefix(request: Request, limits: BodyLimits): Promise<{ body: Buffer; truncated: boolean }> {
+  return readBody(request, limits, true);
+}
+
+/** `truncate`: past the decoded limit, its first bytes and `truncated` rather than a 413 (the limit on a compressed body as sent still holds). */
+async function readBody(request: Request, limits: BodyLimits, truncate: boolean): Promise<{ body: Buffer; truncated: boolean }> {
   const coding = parseContentEncoding(request.headers.get("content-encoding"));
   const rawLimit = coding === null ? Math.min(limits.maxBytes, limits.maxDecodedBytes) : limits.maxBytes;
   const declared = Number(request.headers.get("content-length"));
-  if (Number.isFinite(declared) && declared > rawLimit) {
+  // An identity body past the limit can still be cut; a compressed one past maxBytes cannot.
+  if (Number.isFinite(declared) && declared > rawLimit && !(truncate && coding === null)) {
     if (request.body) discardRest(request.body.getReader(), declared);
     throw tooLarge(rawLimit, false);
   }
-  if (!request.body) return Buffer.alloc(0);
+  if (!request.body) return { body: Buffer.alloc(0), truncated: false };
   const reader = request.body.getReader();
-  if (coding === null) return readLimited(reader, rawLimit);
-  return decodeLimited(reader, coding, limits);
+  if (coding === null) return readLimited(reader, rawLimit, truncate);
+  return decodeLimited(reader, coding, limits, truncate);
 }
 
 /** The identity path, kept free of stream machinery: most bodies take it. */
-async function readLimited(reader: ReadableStreamDefaultReader<Uint8Array>, limit: number): Promise<Buffer> {
+async function readLimited(reader: ReadableStreamDefaultReader<Uint8Array>, limit: number, truncate: boolean): Promise<{ body: Buffer; truncated: boolean }> {
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
-    total += value.byteLength;
-    if (total > limit) {
+    if (total + value.byteLength > limit) {
       discardRest(reader, DISCARD_MAX_BYTES);
-      throw tooLarge(limit, false);
+      if (!truncate) throw tooLarge(limit, false);
+      chunks.push(value.subarray(0, limit - total));
+      return { body: Buffer.concat(chunks, limit), truncated: true };
     }
+    total += value.byteLength;
     chunks.push(value);
   }
-  if (chunks.length === 1) return Buffer.from(chunks[0]!.buffer, chunks[0]!.byteOffset, chunks[0]!.byteLength);
-  return Buffer.concat(chunks, total);
+  if (chunks.length === 1) return { body: Buffer.from(chunks[0]!.buffer, chunks[0]!.byteOffset, chunks[0]!.byteLength), truncated: false };
+  return { body: Buffer.concat(chunks, total), truncated: false };
 }
 
 /** Marks an error of the request's own stream (a client that went away), which is not the body's fault. */
@@ -109,7 +128,12 @@ class SourceError extends Error {
   }
 }
 
-async function decodeLimited(reader: ReadableStreamDefaultReader<Uint8Array>, coding: ContentCoding, limits: BodyLimits): Promise<Buffer> {
+async function decodeLimited(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  coding: ContentCoding,
+  limits: BodyLimits,
+  truncate: boolean,
+): Promise<{ body: Buffer; truncated: boolean }> {
   let finished = false;
   let sent = 0;
   const read = async (): Promise<Uint8Array | null> => {
@@ -164,20 +188,26 @@ async function decodeLimited(reader: ReadableStreamDefaultReader<Uint8Array>, co
 
   const chunks: Buffer[] = [];
   let total = 0;
+  const limit = new DecodedLimit(limits.maxDecodedBytes, truncate);
   try {
-    await pipeline(Readable.from(source(), { objectMode: false }), decoderFor(coding, Buffer.concat(head)), new DecodedLimit(limits.maxDecodedBytes), async (decoded: AsyncIterable<Buffer>) => {
+    await pipeline(Readable.from(source(), { objectMode: false }), decoderFor(coding, Buffer.concat(head)), limit, async (decoded: AsyncIterable<Buffer>) => {
       for await (const chunk of decoded) {
         chunks.push(chunk);
         total += chunk.byteLength;
       }
     });
   } catch (error) {
+    // Cut at the limit: decoding stopped there, and what came before it is whole.
+    if (error === CUT) return { body: Buffer.concat(limit.kept), truncated: true };
     if (error instanceof AppError) throw error;
     if (error instanceof SourceError) throw error.original;
     throw errors.invalidJson(`The request body is not valid ${coding} data: ${describeZlibError(error)}.`);
   }
-  return Buffer.concat(chunks, total);
+  return { body: truncate ? Buffer.concat(limit.kept) : Buffer.concat(chunks, total), truncated: false };
 }
+
+/** Stops the pipeline where a body is cut (not an error of the body). */
+const CUT = new Error("decoded body cut at its limit");
 
 function describeZlibError(error: unknown): string {
   const message = error instanceof Error ? error.message : "";
@@ -186,16 +216,31 @@ function describeZlibError(error: unknown): string {
   return "the compressed data is corrupt";
 }
 
-/** Counts what the decoder produced and stops it at the limit. */
+/**
+ * Counts what the decoder produced and stops it at the limit: a 413, or
+ * with `truncate` the first `limit` bytes kept here (`kept`, whole up to
+ * the cut however the pipeline ends) and the pipeline stopped with CUT.
+ */
 class DecodedLimit extends Transform {
   private total = 0;
-  constructor(private readonly limit: number) {
+  readonly kept: Buffer[] = [];
+  constructor(
+    private readonly limit: number,
+    private readonly truncate: boolean,
+  ) {
     super();
   }
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+    const before = this.total;
     this.total += chunk.byteLength;
-    if (this.total > this.limit) return done(tooLarge(this.limit, true));
-    done(null, chunk);
+    if (this.total > this.limit) {
+      if (!this.truncate) return done(tooLarge(this.limit, true));
+      this.kept.push(chunk.subarray(0, this.limit - before));
+      return done(CUT);
+    }
+    if (!this.truncate) return done(null, chunk);
+    this.kept.push(chunk);
+    done();
   }
 }
 

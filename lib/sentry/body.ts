@@ -1,7 +1,7 @@
 import { promisify } from "node:util";
 import { inflate } from "node:zlib";
 import { settings } from "@/lib/config/settings";
-import { readRequestBody, tooLarge } from "@/lib/http/body-decoding";
+import { readRequestBody, readRequestBodyPrefix, tooLarge } from "@/lib/http/body-decoding";
 import { errors } from "@/lib/http/errors";
 
 /**
@@ -14,6 +14,17 @@ import { errors } from "@/lib/http/errors";
 export function readSentryBody(request: Request): Promise<Buffer> {
   const { maxBodyBytes, maxDecodedBodyBytes } = settings().sentry;
   return readRequestBody(request, { maxBytes: maxBodyBytes, maxDecodedBytes: maxDecodedBodyBytes });
+}
+
+/**
+ * An envelope's body as readSentryBody reads it, except that past
+ * SENTRY_MAX_DECODED_BODY_BYTES it is cut rather than refused, so that an
+ * event before a large attachment is still stored (lib/sentry/items.ts
+ * decides what a cut item means). The limit on the body as sent holds.
+ */
+export function readEnvelopeBody(request: Request): Promise<{ body: Buffer; truncated: boolean }> {
+  const { maxBodyBytes, maxDecodedBodyBytes } = settings().sentry;
+  return readRequestBodyPrefix(request, { maxBytes: maxBodyBytes, maxDecodedBytes: maxDecodedBodyBytes });
 }
 
 const inflateAsync = promisify(inflate);

@@ -40,15 +40,38 @@ export type EnvelopeItem = {
   payload: Buffer;
 };
 
-export type Envelope = { header: EnvelopeHeader; items: EnvelopeItem[] };
+/**
+ * Where a body cut at the decoded limit (lib/sentry/body.ts) ends: the item
+ * it cuts through, with its type when its header was whole. Nothing after
+ * it was read.
+ */
+export type EnvelopeCut = { position: number; type: string | null };
+
+export type Envelope = { header: EnvelopeHeader; items: EnvelopeItem[]; cut: EnvelopeCut | null };
 
 const malformed = (detail: string): AppError => errors.invalidJson(`The envelope is malformed: ${detail}`);
 
 const NEWLINE = 0x0a;
 const isBlank = (byte: number) => byte === 0x20 || byte === 0x09 || byte === 0x0d || byte === NEWLINE;
 
-/** Parses an envelope body (decoded already: lib/http/body-decoding.ts). Throws a 400 AppError when it is malformed. */
-export function parseEnvelope(body: Buffer): Envelope {
+/**
+ * Parses an envelope body (decoded already: lib/http/body-decoding.ts).
+ * Throws a 400 AppError when it is malformed. `truncated`: the body was
+ * cut at the decoded limit, so its last item may end early; the items
+ * before it are returned and the cut one is `cut`.
+ */
+export function parseEnvelope(body: Buffer, truncated = false): Envelope {
+  if (!truncated) return parseItems(body, false);
+  try {
+    return parseItems(body, true);
+  } catch (error) {
+    // Not an envelope up to the cut (a decompression bomb of zeros, say): the 413 of any body past the limit.
+    if (error instanceof AppError && error.status === 400) throw new AppError(413, "payload_too_large", "The envelope decodes to more than the limit.");
+    throw error;
+  }
+}
+
+function parseItems(body: Buffer, truncated: boolean): Envelope {
   let offset = skipBlank(body, 0);
   if (offset >= body.length) throw malformed("the body is empty; an envelope starts with a header line of JSON.");
   const first = readHeaderLine(body, offset, "its header");
@@ -61,6 +84,8 @@ export function parseEnvelope(body: Buffer): Envelope {
     if (offset >= body.length) break;
     const position = items.length + 1;
     if (position > MAX_ENVELOPE_ITEMS) throw malformed(`it has more than ${MAX_ENVELOPE_ITEMS} items.`);
+    // A header line that runs to the end of a cut body is cut too.
+    if (truncated && body.indexOf(NEWLINE, offset) < 0) return { header, items, cut: { position, type: null } };
     const line = readHeaderLine(body, offset, `item ${position}'s header`);
     const headers = line.value;
     const type = headers.type;
@@ -69,6 +94,7 @@ export function parseEnvelope(body: Buffer): Envelope {
     let end: number;
     if (headers.length === undefined || headers.length === null) {
       const newline = body.indexOf(NEWLINE, start);
+      if (newline < 0 && truncated) return { header, items, cut: { position, type: type.trim() } };
       end = newline < 0 ? body.length : newline;
     } else {
       const length = headers.length;
@@ -76,6 +102,7 @@ export function parseEnvelope(body: Buffer): Envelope {
         throw malformed(`item ${position} (${describeType(type)}) has a "length" that is not a whole number of bytes.`);
       }
       end = start + length;
+      if (end > body.length && truncated) return { header, items, cut: { position, type: type.trim() } };
       if (end > body.length) {
         throw malformed(`item ${position} (${describeType(type)}) declares ${length} bytes, but only ${body.length - start} remain.`);
       }
@@ -86,7 +113,7 @@ export function parseEnvelope(body: Buffer): Envelope {
     items.push({ position, type: type.trim(), headers, payload: body.subarray(start, end) });
     offset = end + 1;
   }
-  return { header, items };
+  return { header, items, cut: null };
 }
 
 function skipBlank(body: Buffer, offset: number): number {

@@ -6,7 +6,7 @@ import { consumeRateLimit, createRateLimit, type RateLimitDecision } from "@/lib
 import { ingestMappedEvents, ingestRateLimit } from "@/lib/ingest/ingest";
 import { authenticatePublicKey, type PublicKeyProject } from "@/lib/keys/service";
 import { resolveSentryCredentials, sentryRequestCredentials } from "@/lib/sentry/auth";
-import { decodeStoreBody, readSentryBody } from "@/lib/sentry/body";
+import { decodeStoreBody, readEnvelopeBody, readSentryBody } from "@/lib/sentry/body";
 import { countDroppedItems } from "@/lib/sentry/dropped-items";
 import { parseEnvelope } from "@/lib/sentry/envelope";
 import { envelopeToEvents, storeBodyToEvents, type SentryIngest } from "@/lib/sentry/items";
@@ -68,13 +68,14 @@ export async function ingestSentryRequest(request: Request, endpoint: SentryEndp
 
   const fromRequest = sentryRequestCredentials(request);
   let project = fromRequest ? await admit(request, fromRequest.publicKey, projectNumber, address) : null;
-  const body = await readSentryBody(request);
   let ingest: SentryIngest;
   if (endpoint === "store") {
+    const body = await readSentryBody(request);
     if (!project) throw errors.missingApiKey();
     ingest = storeBodyToEvents(await decodeStoreBody(body), { projectId: project.projectId, clientAddress: address });
   } else {
-    const envelope = parseEnvelope(body);
+    const { body, truncated } = await readEnvelopeBody(request);
+    const envelope = parseEnvelope(body, truncated);
     const credentials = resolveSentryCredentials(request, envelope.header.dsn, fromRequest);
     if (credentials.projectNumber !== null && credentials.projectNumber !== projectNumber) throw dsnOfAnotherProject();
     project ??= await admit(request, credentials.publicKey, projectNumber, address);

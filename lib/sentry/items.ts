@@ -98,7 +98,20 @@ export function envelopeToEvents(envelope: Envelope, context: MappingContext): S
     }
     if (events.length > MAX_EVENTS_PER_ENVELOPE) throw tooManyEvents();
   }
+  // Cut at the decoded limit inside an item Telltale drops anyway (a large
+  // attachment, a replay): the events before it are stored, as Sentry
+  // stores them. Nothing after the cut was read. An event or log cut is the
+  // 413 the limit gives.
+  if (envelope.cut !== null) {
+    const { type } = envelope.cut;
+    if (type === null || type === "event" || type === "log") throw cutTooLarge(envelope.cut.position, type);
+    drop(type);
+  }
   return { eventId: envelope.header.eventId ?? events[0]?.eventId ?? null, events, dropped };
+}
+
+function cutTooLarge(position: number, type: string | null): AppError {
+  return new AppError(413, "payload_too_large", `The envelope decodes to more than the limit; its item ${position}${type ? ` (${describeType(type)})` : ""} does not fit.`);
 }
 
 /** The body of POST /api/<n>/store/: one event as JSON. */

@@ -135,6 +135,23 @@ describe("Sentry routes", () => {
     expect(await prisma.event.count({ where: { projectId: p.id } })).toBe(3);
   });
 
+  it("store the event of an envelope cut at the decoded limit inside a large attachment, counting the attachment dropped (@sentry/node, 25 MiB, captured)", async () => {
+    const p = await sentryProject("sentry-large-attachment");
+    const body = fixture("node-large-attachment.envelope.gz");
+    const answer = await send({ number: p.number, body, query: keyQuery(p.publicKey), headers: { "content-encoding": "gzip" } });
+    expect([answer.status, answer.body]).toEqual([200, { id: "ef0ac0527c2244d5911d14f4c98e3b5b" }]);
+    const stored = await prisma.event.findMany({ where: { projectId: p.id }, select: { message: true } });
+    expect(stored).toEqual([{ message: "Error: Export failed; the log is attached" }]);
+    const dropped = await prisma.droppedItemCount.findMany({ where: { projectId: p.id }, select: { itemType: true, count: true } });
+    expect(dropped).toEqual([{ itemType: "attachment", count: 1 }]);
+
+    // An event (or log) that does not fit is still a 413, and so is a body that is no envelope up to the cut.
+    const bigEvent = gzipSync(`{}\n{"type":"event"}\n{"message":"big","extra":{"blob":"${"x".repeat(21 * 1024 * 1024)}"}}\n`);
+    const refused = await send({ number: p.number, body: bigEvent, query: keyQuery(p.publicKey), headers: { "content-encoding": "gzip" } });
+    expect([refused.status, refused.body.code]).toEqual([413, "payload_too_large"]);
+    expect(await prisma.event.count({ where: { projectId: p.id } })).toBe(1);
+  });
+
   it("drop and count what Telltale does not store (sessions, client reports), answering 200", async () => {
     const p = await sentryProject("sentry-dropped");
     const answer = await send({ number: p.number, body: envelopeFor("node-message-error-sessions.envelope", p.publicKey), query: keyQuery(p.publicKey) });

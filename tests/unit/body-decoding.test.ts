@@ -1,6 +1,6 @@
 import zlib from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { parseContentEncoding, readRequestBody } from "@/lib/http/body-decoding";
+import { parseContentEncoding, readRequestBody, readRequestBodyPrefix } from "@/lib/http/body-decoding";
 import { AppError } from "@/lib/http/errors";
 import { readJsonBody } from "@/lib/http/read-json";
 import { brotliBomb, deflateBomb, gzipBomb } from "@/tests/fixtures/sentry/bombs";
@@ -175,6 +175,31 @@ describe("limits", () => {
       },
     });
     await expect(readRequestBody(request(stream, { "content-encoding": "gzip" }), limits)).rejects.toBe(gone);
+  });
+});
+
+describe("readRequestBodyPrefix", () => {
+  const body = Buffer.from(Array.from({ length: 3 * MIB }, (_, i) => 97 + (i % 26)));
+  const limits = { maxBytes: 8 * MIB, maxDecodedBytes: MIB };
+
+  it.each([["identity"], ["gzip"], ["deflate"], ["br"]])("cuts a %s body at the decoded limit: its first bytes exactly, and says so", async (coding) => {
+    const encode = { identity: (b: Buffer) => b, gzip: zlib.gzipSync, deflate: zlib.deflateSync, br: zlib.brotliCompressSync }[coding]!;
+    const { stream } = streamed(split(encode(body), 64 * 1024));
+    const headers: Record<string, string> = coding === "identity" ? { "content-length": String(body.length) } : { "content-encoding": coding };
+    const read = await readRequestBodyPrefix(request(stream, headers), limits);
+    expect(read.truncated).toBe(true);
+    expect(read.body.equals(body.subarray(0, MIB))).toBe(true);
+    const small = await readRequestBodyPrefix(request(encode(body.subarray(0, 1000)), coding === "identity" ? {} : { "content-encoding": coding }), limits);
+    expect([small.truncated, small.body.equals(body.subarray(0, 1000))]).toEqual([false, true]);
+  });
+
+  it("a bomb is cut having read only the start of it; a compressed body past the limit as sent is still a 413", async () => {
+    const { stream, counter } = streamed(split(gzipBomb(1024), 1024));
+    const read = await readRequestBodyPrefix(request(stream, { "content-encoding": "gzip" }), { maxBytes: 1024 * MIB, maxDecodedBytes: MIB });
+    expect([read.truncated, read.body.length]).toEqual([true, MIB]);
+    expect(counter.pulled).toBeLessThan(256 * 1024);
+    const error = await refusal(readRequestBodyPrefix(request(zlib.gzipSync(body), { "content-encoding": "gzip" }), { maxBytes: 1024, maxDecodedBytes: MIB }));
+    expect([error.status, error.code]).toEqual([413, "payload_too_large"]);
   });
 });
 

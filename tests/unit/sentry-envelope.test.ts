@@ -209,3 +209,33 @@ describe("envelopeToEvents: what each item type becomes", () => {
     expect(refused(() => storeBodyToEvents(Buffer.from('"text"'), context), 400).message).toBe("The request body is not a JSON object.");
   });
 });
+
+describe("parseEnvelope: a body cut at the decoded limit", () => {
+  const event = '{"type":"event"}\n{"message":"before the attachment"}\n';
+  const cutAt = (body: Buffer, n: number) => body.subarray(0, n);
+
+  it("keeps the items before the cut and names the cut one; envelopeToEvents stores the event and counts the attachment", () => {
+    const whole = env(`${header}\n`, event, '{"type":"attachment","length":1000}\n', Buffer.alloc(1000, 97), "\n", '{"type":"event"}\n{"message":"never read"}\n');
+    const envelope = parseEnvelope(cutAt(whole, whole.length - 600), true);
+    expect(envelope.items.map((i) => i.type)).toEqual(["event"]);
+    expect(envelope.cut).toEqual({ position: 2, type: "attachment" });
+    const ingest = envelopeToEvents(envelope, context);
+    expect(ingest.events.map((e) => e.event.message)).toEqual(["before the attachment"]);
+    expect(ingest.dropped).toEqual({ attachment: 1 });
+    // The same body not cut is whole, and the cut one is malformed when nobody says it was cut.
+    expect(parseEnvelope(whole, true).cut).toBeNull();
+    malformed(cutAt(whole, whole.length - 600));
+  });
+
+  it("an event or log cut, or a header cut, is a 413; so is a cut body that is no envelope", () => {
+    const cutEvent = parseEnvelope(env(`${header}\n`, '{"type":"event","length":5000}\n{"message":"'), true);
+    expect(cutEvent.cut).toEqual({ position: 1, type: "event" });
+    expect(refused(() => envelopeToEvents(cutEvent, context), 413).code).toBe("payload_too_large");
+    const cutLog = parseEnvelope(env(`${header}\n`, '{"type":"log"}\n{"items":[{"body":"x'), true);
+    refused(() => envelopeToEvents(cutLog, context), 413);
+    const cutHeader = parseEnvelope(env(`${header}\n`, event, '{"type":"attach'), true);
+    expect(cutHeader.cut).toEqual({ position: 2, type: null });
+    refused(() => envelopeToEvents(cutHeader, context), 413);
+    refused(() => parseEnvelope(Buffer.alloc(MAX_ENVELOPE_HEADER_BYTES * 2), true), 413);
+  });
+});
