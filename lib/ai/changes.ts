@@ -45,6 +45,19 @@ export function readWhole(issue: Pick<IssueFacts, "windowCount" | "previousCount
 }
 
 /**
+ * The fewest events a value must hold in the window (`count`) or in the
+ * previous one (`previous`) to be a shift at all: shiftsOf wants
+ * MIN_SHIFT_EVENTS and a share of MIN_SHARE_MOVE on the side it grew or
+ * fell on. Values under both are left in the database (a 7-day summary's
+ * top issues hold thousands of one-off values: request ids, timestamps).
+ * Rounded down, so no value shiftsOf could choose is left out.
+ */
+export function valueFloors(issue: Pick<IssueFacts, "windowCount" | "previousCount">, cap = CHANGE_READ_CAP): { count: number; previous: number } {
+  const floor = (of: number) => Math.max(MIN_SHIFT_EVENTS, Math.floor(MIN_SHARE_MOVE * of));
+  return { count: floor(Math.min(cap, issue.windowCount)), previous: floor(Math.min(cap, issue.previousCount)) };
+}
+
+/**
  * The inputs from an issue's events read: every value when the reads were
  * whole ("window"); else the context values only ("newest"), its tags
  * coming exactly from the tag counts (tagInputs).

@@ -1,4 +1,4 @@
-import { CHANGE_READ_CAP, changeCandidates, eventInputs, readWhole, shiftsOf, SKIPPED_TAG_KEYS, tagInputs, toShift, type ShiftInput } from "@/lib/ai/changes";
+import { CHANGE_READ_CAP, changeCandidates, eventInputs, readWhole, shiftsOf, SKIPPED_TAG_KEYS, tagInputs, toShift, valueFloors, type ShiftInput } from "@/lib/ai/changes";
 import {
   CONTEXT_READ_CHARS,
   MAX_DEPLOYS_IN_FACTS,
@@ -336,7 +336,7 @@ async function fillChanges(kept: IssueFacts[], projectIds: string[], since: Date
   const issueIds = large.map((i) => i.issueId);
   const [eventCounts, tagCounts, unitTotals, previousTotals] = await Promise.all([
     // An issue past the cap gets its tags from the tag counts: its events' tags are not read.
-    valueCountsOfIssues(candidates.map((i) => ({ issueId: i.issueId, cap: CHANGE_READ_CAP, tags: readWhole(i) })), since, previousSince),
+    valueCountsOfIssues(candidates.map((i) => ({ issueId: i.issueId, cap: CHANGE_READ_CAP, tags: readWhole(i), atLeast: valueFloors(i) })), since, previousSince),
     tagValueCounts({ projectIds, issueIds, unit: unitMs === DAY_MS ? "day" : "hour", from: unitsFrom, split: countedFrom, skipKeys: SKIPPED_TAG_KEYS }),
     large.length > 0 ? windowCountsByIssue({ projectIds, issueIds, since: countedFrom, until: null }) : [],
     large.length > 0 ? windowCountsByIssue({ projectIds, issueIds, since: unitsFrom, until: countedFrom }) : [],
