@@ -110,14 +110,20 @@ export function tagInputs(issue: IssueFacts, counts: TagValueCount[], totals: { 
  * grew, those that fell; at most MAX_SHIFTS.
  */
 export function shiftsOf(inputs: ShiftInput[]): ShiftInput[] {
-  const moves = inputs
-    .filter((c) => c.of > 0 && c.previousOf > 0)
-    .map((c) => ({ c, move: c.count / c.of - c.previousCount / c.previousOf }))
-    .filter(({ c, move }) => Math.abs(move) >= MIN_SHARE_MOVE && (move > 0 ? c.count : c.previousCount) >= MIN_SHIFT_EVENTS);
+  const moves = inputs.filter(canShift).map((c) => ({ c, move: shareMove(c) }));
   const grew = moves.filter((m) => m.move > 0).sort(byMove);
   const chosen = grew.length > 0 ? grew : moves.sort(byMove);
   return chosen.slice(0, MAX_SHIFTS).map(({ c }) => c);
 }
+
+/** Whether shiftsOf may tell this value (whether it does depends on the others). */
+export function canShift(c: ShiftInput): boolean {
+  if (!(c.of > 0 && c.previousOf > 0)) return false;
+  const move = shareMove(c);
+  return Math.abs(move) >= MIN_SHARE_MOVE && (move > 0 ? c.count : c.previousCount) >= MIN_SHIFT_EVENTS;
+}
+
+const shareMove = (c: ShiftInput) => c.count / c.of - c.previousCount / c.previousOf;
 
 function byMove(a: { c: ShiftInput; move: number }, b: { c: ShiftInput; move: number }): number {
   return Math.abs(b.move) - Math.abs(a.move) || (a.c.key < b.c.key ? -1 : a.c.key > b.c.key ? 1 : a.c.value < b.c.value ? -1 : a.c.value > b.c.value ? 1 : 0);

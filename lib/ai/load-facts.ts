@@ -1,4 +1,4 @@
-import { CHANGE_READ_CAP, changeCandidates, eventInputs, readWhole, shiftsOf, SKIPPED_TAG_KEYS, tagInputs, toShift, valueFloors, type ShiftInput } from "@/lib/ai/changes";
+import { canShift, CHANGE_READ_CAP, changeCandidates, eventInputs, readWhole, shiftsOf, SKIPPED_TAG_KEYS, tagInputs, toShift, valueFloors, type ShiftInput } from "@/lib/ai/changes";
 import {
   CONTEXT_READ_CHARS,
   MAX_DEPLOYS_IN_FACTS,
@@ -328,37 +328,51 @@ async function fillLateCounts(issues: IssueFacts[], since: Date): Promise<void> 
 async function fillChanges(kept: IssueFacts[], projectIds: string[], since: Date, previousSince: Date, now: Date): Promise<void> {
   const candidates = changeCandidates(kept);
   if (candidates.length === 0) return;
-  const large = candidates.filter((i) => !readWhole(i));
+  // The tag counts and their look-ups run while the events' values are
+  // counted (a summary's longest reads), not after them.
+  const [eventCounts, tags] = await Promise.all([
+    // An issue past the cap gets its tags from the tag counts: its events' tags are not read.
+    valueCountsOfIssues(candidates.map((i) => ({ issueId: i.issueId, cap: CHANGE_READ_CAP, tags: readWhole(i), atLeast: valueFloors(i) })), since, previousSince),
+    countedTagInputs(candidates.filter((i) => !readWhole(i)), projectIds, since, now),
+  ]);
+  for (const issue of candidates) {
+    const inputs = eventInputs(issue, eventCounts);
+    inputs.push(...(tags.get(issue) ?? []));
+    issue.changes = { shifts: shiftsOf(inputs).map(toShift) };
+  }
+}
+
+/**
+ * The tag inputs of the issues past the read cap, from the tag counts; a
+ * value new in the window that shiftsOf may tell (canShift) is dated by its
+ * first event, looked up in the hour or day the counts name: every such
+ * value, since which of them are told depends on the events' values too.
+ */
+async function countedTagInputs(large: IssueFacts[], projectIds: string[], since: Date, now: Date): Promise<Map<IssueFacts, ShiftInput[]>> {
+  const out = new Map<IssueFacts, ShiftInput[]>();
+  if (large.length === 0) return out;
   const unitMs = now.getTime() - since.getTime() >= 2 * DAY_MS ? DAY_MS : HOUR_MS;
   const countedFrom = new Date(Math.floor(since.getTime() / unitMs) * unitMs);
   const units = Math.max(1, Math.ceil((now.getTime() - countedFrom.getTime()) / unitMs));
   const unitsFrom = new Date(countedFrom.getTime() - units * unitMs);
   const issueIds = large.map((i) => i.issueId);
-  const [eventCounts, tagCounts, unitTotals, previousTotals] = await Promise.all([
-    // An issue past the cap gets its tags from the tag counts: its events' tags are not read.
-    valueCountsOfIssues(candidates.map((i) => ({ issueId: i.issueId, cap: CHANGE_READ_CAP, tags: readWhole(i), atLeast: valueFloors(i) })), since, previousSince),
+  const [tagCounts, unitTotals, previousTotals] = await Promise.all([
     tagValueCounts({ projectIds, issueIds, unit: unitMs === DAY_MS ? "day" : "hour", from: unitsFrom, split: countedFrom, skipKeys: SKIPPED_TAG_KEYS }),
-    large.length > 0 ? windowCountsByIssue({ projectIds, issueIds, since: countedFrom, until: null }) : [],
-    large.length > 0 ? windowCountsByIssue({ projectIds, issueIds, since: unitsFrom, until: countedFrom }) : [],
+    windowCountsByIssue({ projectIds, issueIds, since: countedFrom, until: null }),
+    windowCountsByIssue({ projectIds, issueIds, since: unitsFrom, until: countedFrom }),
   ]);
   const [unitCount, unitPrevious] = [sumByIssue(unitTotals), sumByIssue(previousTotals)];
-  const chosen = new Map<IssueFacts, ShiftInput[]>();
-  for (const issue of candidates) {
-    const inputs = eventInputs(issue, eventCounts);
-    if (!readWhole(issue)) {
-      inputs.push(...tagInputs(issue, tagCounts, { count: unitCount.get(issue.issueId) ?? 0, previous: unitPrevious.get(issue.issueId) ?? 0 }, countedFrom, unitsFrom));
-    }
-    chosen.set(issue, shiftsOf(inputs));
+  for (const issue of large) {
+    out.set(issue, tagInputs(issue, tagCounts, { count: unitCount.get(issue.issueId) ?? 0, previous: unitPrevious.get(issue.issueId) ?? 0 }, countedFrom, unitsFrom));
   }
-  const probes = [...chosen.values()].flat().filter((s) => s.firstUnit !== null);
-  const issueOf = new Map([...chosen].flatMap(([issue, shifts]) => shifts.map((s) => [s, issue.issueId] as const)));
-  const within = (s: ShiftInput, from: Date, ms: number) => ({ issueId: issueOf.get(s)!, key: s.key, value: s.value, from: new Date(Math.max(from.getTime(), since.getTime())), to: new Date(from.getTime() + ms) });
+  const probes = [...out].flatMap(([issue, inputs]) => inputs.filter((s) => s.firstUnit !== null && canShift(s)).map((s) => ({ issueId: issue.issueId, s })));
+  const within = (p: { issueId: string; s: ShiftInput }, from: Date, ms: number) => ({ issueId: p.issueId, key: p.s.key, value: p.s.value, from: new Date(Math.max(from.getTime(), since.getTime())), to: new Date(from.getTime() + ms) });
   // A day named by the daily counts is narrowed to its first hour with the value first.
-  const hours = unitMs === DAY_MS ? await firstTagHours(probes.map((s) => within(s, s.firstUnit!, DAY_MS))) : probes.map((s) => s.firstUnit);
-  const located = probes.flatMap((s, i) => (hours[i] ? [{ s, hour: hours[i]! }] : []));
-  const firsts = await firstEventsWithTag(located.map(({ s, hour }) => within(s, hour, HOUR_MS)));
-  located.forEach(({ s }, i) => (s.firstAt = firsts[i] ?? null));
-  for (const [issue, shifts] of chosen) issue.changes = { shifts: shifts.map(toShift) };
+  const hours = unitMs === DAY_MS ? await firstTagHours(probes.map((p) => within(p, p.s.firstUnit!, DAY_MS))) : probes.map((p) => p.s.firstUnit);
+  const located = probes.flatMap((p, i) => (hours[i] ? [{ p, hour: hours[i]! }] : []));
+  const firsts = await firstEventsWithTag(located.map(({ p, hour }) => within(p, hour, HOUR_MS)));
+  located.forEach(({ p }, i) => (p.s.firstAt = firsts[i] ?? null));
+  return out;
 }
 
 /** First seen, days active in the last 14 and the usual rate of the kept issues that are not new (at most 14 daily rows each). */
