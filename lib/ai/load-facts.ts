@@ -258,14 +258,16 @@ function issuesToShape(candidates: IssueFacts[], grid: ShapeGrid): IssueFacts[] 
     if (issues) issues.push(issue);
     else byProject.set(issue.projectId, [issue]);
   }
-  for (const issues of byProject.values()) {
-    issues.sort((a, b) => b.windowCount - a.windowCount || LEVEL_ORDER[a.level] - LEVEL_ORDER[b.level] || (a.issueId < b.issueId ? -1 : 1));
-  }
+  const busiest = (a: IssueFacts, b: IssueFacts) => b.windowCount - a.windowCount || LEVEL_ORDER[a.level] - LEVEL_ORDER[b.level] || (a.issueId < b.issueId ? -1 : 1);
+  for (const issues of byProject.values()) issues.sort(busiest);
+  // Projects by their busiest issue: when the budget runs out among them,
+  // the busiest projects are shaped, whatever order the rows came in.
+  const projectsInOrder = [...byProject.values()].sort((a, b) => busiest(a[0]!, b[0]!));
   const chosen = new Set<IssueFacts>();
   for (const phase of SHAPE_PHASES) {
     const wanted = [
       ...(Object.keys(levels) as EventLevel[]).flatMap((level) => levels[level].slice(0, phase.perLevel[level])),
-      ...[...byProject.values()].flatMap((issues) => issues.slice(0, phase.perProject)),
+      ...projectsInOrder.flatMap((issues) => issues.slice(0, phase.perProject)),
     ];
     for (const issue of wanted) {
       if (chosen.size >= limit) return [...chosen];
