@@ -134,8 +134,15 @@ export async function loadSummaryFacts(options: {
   });
 
   // Shapes first: "accelerating" and "stopped" take part in the ranking.
-  const shaped = issuesToShape(candidates, grid);
-  await fillShapes(shaped, grid, projectIds);
+  const ranked = rankIssues(candidates);
+  const shaped = issuesToShape(ranked, grid);
+  // The texts ranking judges first, read beside the shapes: motion only
+  // moves shaped issues up, so the first of the final order are among the
+  // first of this one and the shaped.
+  const [, firstTexts] = await Promise.all([
+    fillShapes(shaped, grid, projectIds),
+    readTexts(new Set([...ranked.slice(0, FIRST_TEXTS), ...shaped].map((i) => i.issueId)), projectIds),
+  ]);
   for (const issue of shaped) {
     issue.motion = motionOf({
       shape: issue.shape,
@@ -158,7 +165,7 @@ export async function loadSummaryFacts(options: {
     p.motion = motionOf({ shape: p.shape, grid, now, lastAt: p.lastEventAt, activeFrom: since, windowCount: windowTotal, previousCount: total(p.previous) });
   }
 
-  const kept = await rankKept(candidates, projectIds);
+  const kept = await rankKept(candidates, projectIds, firstTexts);
   const [examined, deploys] = await Promise.all([
     examineEvents(kept, since, limit),
     readDeploys(projectIds, names, since),
@@ -207,16 +214,19 @@ const FIRST_TEXTS = MAX_ISSUES_IN_FACTS + 14;
  * the issues it judges: a prefix of the rank order (rankIssues, before any
  * judgement), read for the first FIRST_TEXTS and four times as many each
  * time the judge reaches past what was read: reading every candidate's text
- * was a large part of a summary's time (docs/performance.md#reads).
+ * was a large part of a summary's time (docs/performance.md#reads). Texts in
+ * `readBefore` are not read again.
  */
-async function rankKept(candidates: IssueFacts[], projectIds: string[]): Promise<IssueFacts[]> {
+async function rankKept(candidates: IssueFacts[], projectIds: string[], readBefore: Texts): Promise<IssueFacts[]> {
   const order = rankIssues(candidates);
   let read = 0;
   for (let want = FIRST_TEXTS; ; want *= 4) {
     const next = order.slice(read, want);
     read += next.length;
     if (next.length > 0) {
-      const texts = new Map((await issueTexts(next.map((i) => i.issueId), projectIds, MESSAGE_READ_CHARS)).map((t) => [t.id, t]));
+      const missing = new Set(next.filter((i) => !readBefore.has(i.issueId)).map((i) => i.issueId));
+      const more = missing.size > 0 ? await readTexts(missing, projectIds) : readBefore;
+      const texts = { get: (id: string) => readBefore.get(id) ?? more.get(id) };
       for (const issue of next) {
         issue.title = texts.get(issue.issueId)?.title ?? "";
         issue.sampleMessage = texts.get(issue.issueId)?.sample ?? "";
@@ -233,6 +243,14 @@ async function rankKept(candidates: IssueFacts[], projectIds: string[]): Promise
   }
 }
 
+type Texts = Map<string, { title: string; sample: string }>;
+
+/** Titles and sample messages (their first MESSAGE_READ_CHARS) of the given issues. */
+async function readTexts(ids: Set<string>, projectIds: string[]): Promise<Texts> {
+  if (ids.size === 0) return new Map();
+  return new Map((await issueTexts([...ids], projectIds, MESSAGE_READ_CHARS)).map((t) => [t.id, t]));
+}
+
 /** The first event of each kept issue in the window, exactly (one index probe each). */
 async function fillWindowFirst(issues: IssueFacts[], since: Date): Promise<void> {
   const unknown = issues.filter((i) => !i.isNew);
@@ -243,17 +261,16 @@ async function fillWindowFirst(issues: IssueFacts[], since: Date): Promise<void>
   }
 }
 
-/** The issues whose shape is read, in SHAPE_PHASES order, as many as SHAPE_ROW_BUDGET allows for the grid. */
-function issuesToShape(candidates: IssueFacts[], grid: ShapeGrid): IssueFacts[] {
+/** The issues whose shape is read, in SHAPE_PHASES order, as many as SHAPE_ROW_BUDGET allows for the grid; `ranked`: the candidates in rankIssues order. */
+function issuesToShape(ranked: IssueFacts[], grid: ShapeGrid): IssueFacts[] {
   // The whole buckets the tables are read for (from the second bucket's start to the end of the last).
   const span = grid.starts.length > 1 ? grid.starts.at(-1)!.getTime() - grid.starts[1]!.getTime() + grid.bucketMs : grid.bucketMs;
   const rowsPerIssue = Math.max(1, Math.ceil(span / (grid.bucketMs % HOUR_MS === 0 ? HOUR_MS : MINUTE_MS)));
   const limit = Math.min(MAX_SHAPED, Math.max(MIN_SHAPED, Math.floor(SHAPE_ROW_BUDGET / rowsPerIssue)));
-  const ranked = rankIssues(candidates);
   const byLevel = (level: EventLevel) => ranked.filter((i) => i.level === level);
   const levels = { error: byLevel("error"), warn: byLevel("warn"), info: byLevel("info") };
   const byProject = new Map<string, IssueFacts[]>();
-  for (const issue of candidates) {
+  for (const issue of ranked) {
     const issues = byProject.get(issue.projectId);
     if (issues) issues.push(issue);
     else byProject.set(issue.projectId, [issue]);
