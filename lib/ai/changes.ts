@@ -45,6 +45,19 @@ export function readWhole(issue: Pick<IssueFacts, "windowCount" | "previousCount
 }
 
 /**
+ * The fewest events a value must hold in the window (`count`) or in the
+ * previous one (`previous`) to be a shift at all: shiftsOf wants
+ * MIN_SHIFT_EVENTS and a share of MIN_SHARE_MOVE on the side it grew or
+ * fell on. Values under both are left in the database (a 7-day summary's
+ * top issues hold thousands of one-off values: request ids, timestamps).
+ * Rounded down, so no value shiftsOf could choose is left out.
+ */
+export function valueFloors(issue: Pick<IssueFacts, "windowCount" | "previousCount">, cap = CHANGE_READ_CAP): { count: number; previous: number } {
+  const floor = (of: number) => Math.max(MIN_SHIFT_EVENTS, Math.floor(MIN_SHARE_MOVE * of));
+  return { count: floor(Math.min(cap, issue.windowCount)), previous: floor(Math.min(cap, issue.previousCount)) };
+}
+
+/**
  * The inputs from an issue's events read: every value when the reads were
  * whole ("window"); else the context values only ("newest"), its tags
  * coming exactly from the tag counts (tagInputs).
@@ -97,14 +110,20 @@ export function tagInputs(issue: IssueFacts, counts: TagValueCount[], totals: { 
  * grew, those that fell; at most MAX_SHIFTS.
  */
 export function shiftsOf(inputs: ShiftInput[]): ShiftInput[] {
-  const moves = inputs
-    .filter((c) => c.of > 0 && c.previousOf > 0)
-    .map((c) => ({ c, move: c.count / c.of - c.previousCount / c.previousOf }))
-    .filter(({ c, move }) => Math.abs(move) >= MIN_SHARE_MOVE && (move > 0 ? c.count : c.previousCount) >= MIN_SHIFT_EVENTS);
+  const moves = inputs.filter(canShift).map((c) => ({ c, move: shareMove(c) }));
   const grew = moves.filter((m) => m.move > 0).sort(byMove);
   const chosen = grew.length > 0 ? grew : moves.sort(byMove);
   return chosen.slice(0, MAX_SHIFTS).map(({ c }) => c);
 }
+
+/** Whether shiftsOf may tell this value (whether it does depends on the others). */
+export function canShift(c: ShiftInput): boolean {
+  if (!(c.of > 0 && c.previousOf > 0)) return false;
+  const move = shareMove(c);
+  return Math.abs(move) >= MIN_SHARE_MOVE && (move > 0 ? c.count : c.previousCount) >= MIN_SHIFT_EVENTS;
+}
+
+const shareMove = (c: ShiftInput) => c.count / c.of - c.previousCount / c.previousOf;
 
 function byMove(a: { c: ShiftInput; move: number }, b: { c: ShiftInput; move: number }): number {
   return Math.abs(b.move) - Math.abs(a.move) || (a.c.key < b.c.key ? -1 : a.c.key > b.c.key ? 1 : a.c.value < b.c.value ? -1 : a.c.value > b.c.value ? 1 : 0);

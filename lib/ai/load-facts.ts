@@ -1,4 +1,4 @@
-import { CHANGE_READ_CAP, changeCandidates, eventInputs, readWhole, shiftsOf, SKIPPED_TAG_KEYS, tagInputs, toShift, type ShiftInput } from "@/lib/ai/changes";
+import { canShift, CHANGE_READ_CAP, changeCandidates, eventInputs, readWhole, shiftsOf, SKIPPED_TAG_KEYS, tagInputs, toShift, valueFloors, type ShiftInput } from "@/lib/ai/changes";
 import {
   CONTEXT_READ_CHARS,
   MAX_DEPLOYS_IN_FACTS,
@@ -134,8 +134,15 @@ export async function loadSummaryFacts(options: {
   });
 
   // Shapes first: "accelerating" and "stopped" take part in the ranking.
-  const shaped = issuesToShape(candidates, grid);
-  await fillShapes(shaped, grid, projectIds);
+  const ranked = rankIssues(candidates);
+  const shaped = issuesToShape(ranked, grid);
+  // The texts ranking judges first, read beside the shapes: motion only
+  // moves shaped issues up, so the first of the final order are among the
+  // first of this one and the shaped.
+  const [, firstTexts] = await Promise.all([
+    fillShapes(shaped, grid, projectIds),
+    readTexts(new Set([...ranked.slice(0, FIRST_TEXTS), ...shaped].map((i) => i.issueId)), projectIds),
+  ]);
   for (const issue of shaped) {
     issue.motion = motionOf({
       shape: issue.shape,
@@ -158,7 +165,7 @@ export async function loadSummaryFacts(options: {
     p.motion = motionOf({ shape: p.shape, grid, now, lastAt: p.lastEventAt, activeFrom: since, windowCount: windowTotal, previousCount: total(p.previous) });
   }
 
-  const kept = await rankKept(candidates, projectIds);
+  const kept = await rankKept(candidates, projectIds, firstTexts);
   const [examined, deploys] = await Promise.all([
     examineEvents(kept, since, limit),
     readDeploys(projectIds, names, since),
@@ -207,16 +214,19 @@ const FIRST_TEXTS = MAX_ISSUES_IN_FACTS + 14;
  * the issues it judges: a prefix of the rank order (rankIssues, before any
  * judgement), read for the first FIRST_TEXTS and four times as many each
  * time the judge reaches past what was read: reading every candidate's text
- * was a large part of a summary's time (docs/performance.md#reads).
+ * was a large part of a summary's time (docs/performance.md#reads). Texts in
+ * `readBefore` are not read again.
  */
-async function rankKept(candidates: IssueFacts[], projectIds: string[]): Promise<IssueFacts[]> {
+async function rankKept(candidates: IssueFacts[], projectIds: string[], readBefore: Texts): Promise<IssueFacts[]> {
   const order = rankIssues(candidates);
   let read = 0;
   for (let want = FIRST_TEXTS; ; want *= 4) {
     const next = order.slice(read, want);
     read += next.length;
     if (next.length > 0) {
-      const texts = new Map((await issueTexts(next.map((i) => i.issueId), projectIds, MESSAGE_READ_CHARS)).map((t) => [t.id, t]));
+      const missing = new Set(next.filter((i) => !readBefore.has(i.issueId)).map((i) => i.issueId));
+      const more = missing.size > 0 ? await readTexts(missing, projectIds) : readBefore;
+      const texts = { get: (id: string) => readBefore.get(id) ?? more.get(id) };
       for (const issue of next) {
         issue.title = texts.get(issue.issueId)?.title ?? "";
         issue.sampleMessage = texts.get(issue.issueId)?.sample ?? "";
@@ -233,6 +243,14 @@ async function rankKept(candidates: IssueFacts[], projectIds: string[]): Promise
   }
 }
 
+type Texts = Map<string, { title: string; sample: string }>;
+
+/** Titles and sample messages (their first MESSAGE_READ_CHARS) of the given issues. */
+async function readTexts(ids: Set<string>, projectIds: string[]): Promise<Texts> {
+  if (ids.size === 0) return new Map();
+  return new Map((await issueTexts([...ids], projectIds, MESSAGE_READ_CHARS)).map((t) => [t.id, t]));
+}
+
 /** The first event of each kept issue in the window, exactly (one index probe each). */
 async function fillWindowFirst(issues: IssueFacts[], since: Date): Promise<void> {
   const unknown = issues.filter((i) => !i.isNew);
@@ -243,29 +261,30 @@ async function fillWindowFirst(issues: IssueFacts[], since: Date): Promise<void>
   }
 }
 
-/** The issues whose shape is read, in SHAPE_PHASES order, as many as SHAPE_ROW_BUDGET allows for the grid. */
-function issuesToShape(candidates: IssueFacts[], grid: ShapeGrid): IssueFacts[] {
+/** The issues whose shape is read, in SHAPE_PHASES order, as many as SHAPE_ROW_BUDGET allows for the grid; `ranked`: the candidates in rankIssues order. */
+function issuesToShape(ranked: IssueFacts[], grid: ShapeGrid): IssueFacts[] {
   // The whole buckets the tables are read for (from the second bucket's start to the end of the last).
   const span = grid.starts.length > 1 ? grid.starts.at(-1)!.getTime() - grid.starts[1]!.getTime() + grid.bucketMs : grid.bucketMs;
   const rowsPerIssue = Math.max(1, Math.ceil(span / (grid.bucketMs % HOUR_MS === 0 ? HOUR_MS : MINUTE_MS)));
   const limit = Math.min(MAX_SHAPED, Math.max(MIN_SHAPED, Math.floor(SHAPE_ROW_BUDGET / rowsPerIssue)));
-  const ranked = rankIssues(candidates);
   const byLevel = (level: EventLevel) => ranked.filter((i) => i.level === level);
   const levels = { error: byLevel("error"), warn: byLevel("warn"), info: byLevel("info") };
   const byProject = new Map<string, IssueFacts[]>();
-  for (const issue of candidates) {
+  for (const issue of ranked) {
     const issues = byProject.get(issue.projectId);
     if (issues) issues.push(issue);
     else byProject.set(issue.projectId, [issue]);
   }
-  for (const issues of byProject.values()) {
-    issues.sort((a, b) => b.windowCount - a.windowCount || LEVEL_ORDER[a.level] - LEVEL_ORDER[b.level] || (a.issueId < b.issueId ? -1 : 1));
-  }
+  const busiest = (a: IssueFacts, b: IssueFacts) => b.windowCount - a.windowCount || LEVEL_ORDER[a.level] - LEVEL_ORDER[b.level] || (a.issueId < b.issueId ? -1 : 1);
+  for (const issues of byProject.values()) issues.sort(busiest);
+  // Projects by their busiest issue: when the budget runs out among them,
+  // the busiest projects are shaped, whatever order the rows came in.
+  const projectsInOrder = [...byProject.values()].sort((a, b) => busiest(a[0]!, b[0]!));
   const chosen = new Set<IssueFacts>();
   for (const phase of SHAPE_PHASES) {
     const wanted = [
       ...(Object.keys(levels) as EventLevel[]).flatMap((level) => levels[level].slice(0, phase.perLevel[level])),
-      ...[...byProject.values()].flatMap((issues) => issues.slice(0, phase.perProject)),
+      ...projectsInOrder.flatMap((issues) => issues.slice(0, phase.perProject)),
     ];
     for (const issue of wanted) {
       if (chosen.size >= limit) return [...chosen];
@@ -328,37 +347,51 @@ async function fillLateCounts(issues: IssueFacts[], since: Date): Promise<void> 
 async function fillChanges(kept: IssueFacts[], projectIds: string[], since: Date, previousSince: Date, now: Date): Promise<void> {
   const candidates = changeCandidates(kept);
   if (candidates.length === 0) return;
-  const large = candidates.filter((i) => !readWhole(i));
+  // The tag counts and their look-ups run while the events' values are
+  // counted (a summary's longest reads), not after them.
+  const [eventCounts, tags] = await Promise.all([
+    // An issue past the cap gets its tags from the tag counts: its events' tags are not read.
+    valueCountsOfIssues(candidates.map((i) => ({ issueId: i.issueId, cap: CHANGE_READ_CAP, tags: readWhole(i), atLeast: valueFloors(i) })), since, previousSince),
+    countedTagInputs(candidates.filter((i) => !readWhole(i)), projectIds, since, now),
+  ]);
+  for (const issue of candidates) {
+    const inputs = eventInputs(issue, eventCounts);
+    inputs.push(...(tags.get(issue) ?? []));
+    issue.changes = { shifts: shiftsOf(inputs).map(toShift) };
+  }
+}
+
+/**
+ * The tag inputs of the issues past the read cap, from the tag counts; a
+ * value new in the window that shiftsOf may tell (canShift) is dated by its
+ * first event, looked up in the hour or day the counts name: every such
+ * value, since which of them are told depends on the events' values too.
+ */
+async function countedTagInputs(large: IssueFacts[], projectIds: string[], since: Date, now: Date): Promise<Map<IssueFacts, ShiftInput[]>> {
+  const out = new Map<IssueFacts, ShiftInput[]>();
+  if (large.length === 0) return out;
   const unitMs = now.getTime() - since.getTime() >= 2 * DAY_MS ? DAY_MS : HOUR_MS;
   const countedFrom = new Date(Math.floor(since.getTime() / unitMs) * unitMs);
   const units = Math.max(1, Math.ceil((now.getTime() - countedFrom.getTime()) / unitMs));
   const unitsFrom = new Date(countedFrom.getTime() - units * unitMs);
   const issueIds = large.map((i) => i.issueId);
-  const [eventCounts, tagCounts, unitTotals, previousTotals] = await Promise.all([
-    // An issue past the cap gets its tags from the tag counts: its events' tags are not read.
-    valueCountsOfIssues(candidates.map((i) => ({ issueId: i.issueId, cap: CHANGE_READ_CAP, tags: readWhole(i) })), since, previousSince),
+  const [tagCounts, unitTotals, previousTotals] = await Promise.all([
     tagValueCounts({ projectIds, issueIds, unit: unitMs === DAY_MS ? "day" : "hour", from: unitsFrom, split: countedFrom, skipKeys: SKIPPED_TAG_KEYS }),
-    large.length > 0 ? windowCountsByIssue({ projectIds, issueIds, since: countedFrom, until: null }) : [],
-    large.length > 0 ? windowCountsByIssue({ projectIds, issueIds, since: unitsFrom, until: countedFrom }) : [],
+    windowCountsByIssue({ projectIds, issueIds, since: countedFrom, until: null }),
+    windowCountsByIssue({ projectIds, issueIds, since: unitsFrom, until: countedFrom }),
   ]);
   const [unitCount, unitPrevious] = [sumByIssue(unitTotals), sumByIssue(previousTotals)];
-  const chosen = new Map<IssueFacts, ShiftInput[]>();
-  for (const issue of candidates) {
-    const inputs = eventInputs(issue, eventCounts);
-    if (!readWhole(issue)) {
-      inputs.push(...tagInputs(issue, tagCounts, { count: unitCount.get(issue.issueId) ?? 0, previous: unitPrevious.get(issue.issueId) ?? 0 }, countedFrom, unitsFrom));
-    }
-    chosen.set(issue, shiftsOf(inputs));
+  for (const issue of large) {
+    out.set(issue, tagInputs(issue, tagCounts, { count: unitCount.get(issue.issueId) ?? 0, previous: unitPrevious.get(issue.issueId) ?? 0 }, countedFrom, unitsFrom));
   }
-  const probes = [...chosen.values()].flat().filter((s) => s.firstUnit !== null);
-  const issueOf = new Map([...chosen].flatMap(([issue, shifts]) => shifts.map((s) => [s, issue.issueId] as const)));
-  const within = (s: ShiftInput, from: Date, ms: number) => ({ issueId: issueOf.get(s)!, key: s.key, value: s.value, from: new Date(Math.max(from.getTime(), since.getTime())), to: new Date(from.getTime() + ms) });
+  const probes = [...out].flatMap(([issue, inputs]) => inputs.filter((s) => s.firstUnit !== null && canShift(s)).map((s) => ({ issueId: issue.issueId, s })));
+  const within = (p: { issueId: string; s: ShiftInput }, from: Date, ms: number) => ({ issueId: p.issueId, key: p.s.key, value: p.s.value, from: new Date(Math.max(from.getTime(), since.getTime())), to: new Date(from.getTime() + ms) });
   // A day named by the daily counts is narrowed to its first hour with the value first.
-  const hours = unitMs === DAY_MS ? await firstTagHours(probes.map((s) => within(s, s.firstUnit!, DAY_MS))) : probes.map((s) => s.firstUnit);
-  const located = probes.flatMap((s, i) => (hours[i] ? [{ s, hour: hours[i]! }] : []));
-  const firsts = await firstEventsWithTag(located.map(({ s, hour }) => within(s, hour, HOUR_MS)));
-  located.forEach(({ s }, i) => (s.firstAt = firsts[i] ?? null));
-  for (const [issue, shifts] of chosen) issue.changes = { shifts: shifts.map(toShift) };
+  const hours = unitMs === DAY_MS ? await firstTagHours(probes.map((p) => within(p, p.s.firstUnit!, DAY_MS))) : probes.map((p) => p.s.firstUnit);
+  const located = probes.flatMap((p, i) => (hours[i] ? [{ p, hour: hours[i]! }] : []));
+  const firsts = await firstEventsWithTag(located.map(({ p, hour }) => within(p, hour, HOUR_MS)));
+  located.forEach(({ p }, i) => (p.s.firstAt = firsts[i] ?? null));
+  return out;
 }
 
 /** First seen, days active in the last 14 and the usual rate of the kept issues that are not new (at most 14 daily rows each). */

@@ -181,6 +181,14 @@ export type IssueValueCount = {
 };
 
 /**
+ * An issue whose values are counted: its newest `cap` events of each window,
+ * its tags too when `tags`; only values seen at least `atLeast.count` times
+ * among those of the window or `atLeast.previous` times among those before
+ * are returned (the caller's floor: the rest could never be told).
+ */
+export type ValueCountIssue = { issueId: string; cap: number; tags: boolean; atLeast: { count: number; previous: number } };
+
+/**
  * The values of each issue's newest events (at most `cap` at or after
  * `since`, and at most `cap` in [previousSince, since)): the top-level
  * scalar values of its context (a `code`, a `status`) and, when `tags`, its
@@ -192,13 +200,13 @@ export type IssueValueCount = {
  * server's cores; an issue whose tags are counted elsewhere skips them
  * (docs/performance.md#figures-behind-the-code).
  */
-export async function valueCountsOfIssues(issues: { issueId: string; cap: number; tags: boolean }[], since: Date, previousSince: Date): Promise<IssueValueCount[]> {
+export async function valueCountsOfIssues(issues: ValueCountIssue[], since: Date, previousSince: Date): Promise<IssueValueCount[]> {
   const wanted = issues.filter((i) => i.cap > 0);
   const counts = await Promise.all(wanted.map((issue) => valueCountsOfIssue(issue, since, previousSince)));
   return counts.flat();
 }
 
-async function valueCountsOfIssue(issue: { issueId: string; cap: number; tags: boolean }, since: Date, previousSince: Date): Promise<IssueValueCount[]> {
+async function valueCountsOfIssue(issue: ValueCountIssue, since: Date, previousSince: Date): Promise<IssueValueCount[]> {
   // The issue and cap come through unnest, as a lateral reference: given as
   // values, the planner sorts a bitmap scan of the whole window instead of
   // stopping the index scan at the cap.
@@ -225,7 +233,8 @@ async function valueCountsOfIssue(issue: { issueId: string; cap: number; tags: b
         WHERE jsonb_typeof(c.value) IN ('string', 'number', 'boolean')
     ) AS v
     WHERE length(v.value) <= ${sql.lit(VALUE_MAX_CHARS)} AND length(v.key) <= ${sql.lit(VALUE_MAX_CHARS)}
-    GROUP BY 1, 2, 3`.execute(sqlDb());
+    GROUP BY 1, 2, 3
+    HAVING count(*) FILTER (WHERE e.cur) >= ${issue.atLeast.count}::int OR count(*) FILTER (WHERE NOT e.cur) >= ${issue.atLeast.previous}::int`.execute(sqlDb());
   return rows.map((r) => ({
     issueId: issue.issueId,
     source: r.source,

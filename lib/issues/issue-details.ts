@@ -1,6 +1,6 @@
 import { sqlDb } from "@/lib/db/sql";
 import { errors } from "@/lib/http/errors";
-import { getProjectIssue } from "@/lib/issues/service";
+import { getProjectIssue, issueWindowSince } from "@/lib/issues/service";
 import { issueTagBreakdown, type TagBreakdown } from "@/lib/issues/tag-breakdown";
 import { releaseVersionOf } from "@/lib/releases/versions";
 import type { ProjectAccess } from "@/lib/auth/access";
@@ -29,9 +29,11 @@ export async function getIssueDetails(
   filters: { since?: Date; until?: Date } = {},
   now = new Date(),
 ): Promise<IssueDetails> {
-  const issue = await getProjectIssue(access, issueId, filters, now);
-  const window = { since: new Date(issue.window.since), until: filters.until ?? null };
-  const [row, breakdown] = await Promise.all([
+  // The window first (a refused one is a validation error before any read),
+  // then every read at once: each is scoped to the project and the issue.
+  const window = { since: issueWindowSince(filters, now), until: filters.until ?? null };
+  const [issue, row, breakdown] = await Promise.all([
+    getProjectIssue(access, issueId, filters, now),
     sqlDb()
       .selectFrom("issues as i")
       .select((eb) => [

@@ -248,7 +248,28 @@ export async function getProjectIssue(
   now = new Date(),
 ): Promise<IssueView & Omit<IssueWorkflowView, "id" | "status"> & { window: IssueWindow }> {
   const window = resolveWindow(filters, now);
-  const row: IssueRecord | undefined = await sqlDb()
+  // The issue, its sparkline and its workflow state at once: each is scoped
+  // to the project and the issue, and a missing issue is a 404 either way.
+  const [row, lines, { id: _id, status: _status, ...workflow }] = await Promise.all([
+    issueRow(access, issueId, window),
+    sparklines(access.projectId, [issueId], window),
+    getIssueWorkflow(access, issueId),
+  ]);
+  if (!row) throw errors.notFound("No issue with this id in this project.");
+  return {
+    ...toIssueView(row, window.since, lines.get(issueId)!),
+    ...workflow,
+    window: { since: window.since.toISOString(), until: window.end.toISOString(), bucketMs: window.bucketMs },
+  };
+}
+
+/** The start of the window an issue is shown for (default the last 24 hours); a validation error for a window it refuses. */
+export function issueWindowSince(filters: { since?: Date; until?: Date } = {}, now = new Date()): Date {
+  return resolveWindow(filters, now).since;
+}
+
+function issueRow(access: ProjectAccess, issueId: string, window: { since: Date; until: Date | null }): Promise<IssueRecord | undefined> {
+  return sqlDb()
     .selectFrom("issues as i")
     .select((eb) => [
       eb.cast<string>(eb.ref("i.id"), "text").as("id"),
@@ -262,11 +283,4 @@ export async function getProjectIssue(
     .where("i.id", "=", issueId)
     .where("i.project_id", "=", access.projectId)
     .executeTakeFirst();
-  if (!row) throw errors.notFound("No issue with this id in this project.");
-  const [lines, { id: _id, status: _status, ...workflow }] = await Promise.all([sparklines(access.projectId, [issueId], window), getIssueWorkflow(access, issueId)]);
-  return {
-    ...toIssueView(row, window.since, lines.get(issueId)!),
-    ...workflow,
-    window: { since: window.since.toISOString(), until: window.end.toISOString(), bucketMs: window.bucketMs },
-  };
 }

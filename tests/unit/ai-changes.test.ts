@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { changeCandidates, eventInputs, shiftsOf, tagInputs, toShift } from "@/lib/ai/changes";
+import { CHANGE_READ_CAP, changeCandidates, eventInputs, shiftsOf, tagInputs, toShift, valueFloors } from "@/lib/ai/changes";
 import { checkAnswer, numbersIn } from "@/lib/ai/answer";
 import { buildDigest } from "@/lib/ai/digest";
 import { buildSummaryPrompt } from "@/lib/ai/prompt";
@@ -46,6 +46,20 @@ describe("what changed inside an issue (eventInputs, tagInputs, shiftsOf)", () =
     // Shares within 25 points, or fewer than 5 events with the value: not told.
     expect(judge(even, [count("attempt", "1", 45, 30), count("attempt", "2", 55, 70)])).toEqual([]);
     expect(judge(issueFacts({ windowCount: 8, previousCount: 100 }), [count("code", "timeout", 4, 0, "09:30")])).toEqual([]);
+  });
+
+  it("never leaves out a value shiftsOf could tell (valueFloors, the floors the values are read with)", () => {
+    for (const [windowCount, previousCount] of [[8, 100], [200, 60], [1_000, 999], [5_000, 700], [3, 3], [1_001, 4], [37, 1_000_000]]) {
+      const issue = issueFacts({ windowCount, previousCount });
+      const floors = valueFloors(issue);
+      const near = (floor: number, of: number) => [...new Set([0, 1, 4, 5, 6, floor - 2, floor - 1, floor, floor + 1, of - 1, of])].filter((n) => n >= 0 && n <= of);
+      const counts = near(floors.count, Math.min(CHANGE_READ_CAP, windowCount));
+      const previous = near(floors.previous, Math.min(CHANGE_READ_CAP, previousCount));
+      const told = counts.flatMap((n) => previous.filter((p) => judge(issue, [count("code", "x", n, p)]).length > 0).map((p) => [n, p]));
+      // Under both floors: never told. At a floor: told for some other count (the floors are not higher than they need be).
+      expect(told.filter(([n, p]) => n! < floors.count && p! < floors.previous)).toEqual([]);
+      if (floors.count <= Math.min(CHANGE_READ_CAP, windowCount)) expect(told.some(([n]) => n === floors.count)).toBe(true);
+    }
   });
 
   it("reads the top open errors and warnings that are known and were seen before", () => {
