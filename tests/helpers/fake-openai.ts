@@ -188,7 +188,7 @@ export type PromptIssueLine = { type: "issue"; rank: number; level: string; titl
 
 /** The issue lines between `<events-TOKEN>` and `</events-TOKEN>` of a summary prompt's user message. */
 export function promptIssueLines(user: string): PromptIssueLine[] {
-  const open = /<events-([0-9a-f]+)>\n/.exec(user);
+  const open = /<events-([a-z]+)>\n/.exec(user);
   if (!open) return [];
   const close = user.indexOf(`\n</events-${open[1]}>`);
   return user

@@ -117,7 +117,7 @@ function sentToMock(model: MockLanguageModelV4, n = 0) {
 }
 
 function fenceOf(text: string): { inside: string; outside: string } {
-  const open = /<events-([0-9a-f]+)>\n/.exec(text);
+  const open = /<events-([a-z]+)>\n/.exec(text);
   expect(open).not.toBeNull();
   const close = `\n</events-${open![1]}>`;
   const start = open!.index + open![0].length;

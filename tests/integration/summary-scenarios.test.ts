@@ -85,7 +85,7 @@ async function prompted(cookie: string, query: string) {
     .filter((m) => m.role === "user")
     .map((m) => (typeof m.content === "string" ? m.content : m.content.map((p) => ("text" in p ? p.text : "")).join("")))
     .join("\n");
-  const open = /<events-([0-9a-f]+)>\n/.exec(user)!;
+  const open = /<events-([a-z]+)>\n/.exec(user)!;
   const close = user.indexOf(`\n</events-${open[1]}>`);
   const lines = user.slice(open.index + open[0].length, close).split("\n").map((l) => JSON.parse(l) as { type: string });
   return { outside: user.slice(0, open.index) + user.slice(close), issues: lines.filter((l): l is PromptIssue => l.type === "issue") };
