@@ -17,6 +17,8 @@ import { MAX_TEMPLATE_CHARS, messageTemplate } from "@/lib/grouping/template";
  * issues go on as they were. An event keyed by a version 2 rule also gets
  * `fallbackHash`, the key version 1 gave it, so that ingestion can put it
  * into the issue that key already has (an upgrade never splits an issue).
+ * Likewise `previousHash`: the key the event got before anonymous in-app
+ * functions added their source line, for the issues made before that.
  */
 
 export type GroupingRuleName = "fingerprint" | "fingerprint-variables" | "in-app-frames" | "all-frames" | "message-template";
@@ -39,7 +41,8 @@ export const GROUPING_RULES: readonly GroupingRule[] = [
   {
     name: "in-app-frames",
     version: 2,
-    description: "An exception with a stack: the level, then each exception of the chain's type and its in-app frames (module or file name, and function).",
+    description:
+      "An exception with a stack: the level, then each exception of the chain's type and its in-app frames (module or file name, and function; for an anonymous function, its source line when the SDK sent it).",
     example: "TypeError at cart.ts price, checkout.ts submit",
   },
   {
@@ -70,6 +73,8 @@ export type GroupingKey = {
   title: string;
   /** The version 1 key of the same event when it differs from `hash`, else null. */
   fallbackHash: string | null;
+  /** The key before anonymous in-app functions added their source line, when it differs from `hash`, else null. */
+  previousHash: string | null;
   /** The rule that decided. */
   rule: GroupingRuleName;
 };
@@ -103,29 +108,27 @@ export function groupingKey(input: GroupingInput): GroupingKey {
   const v1 = v1KeyText(input.level, title, input.fingerprint);
   const fingerprint = input.fingerprint && input.fingerprint.length > 0 ? input.fingerprint : null;
   if (fingerprint !== null && !fingerprint.some(isKnownVariable)) {
-    return { hash: recentKeyHash(v1), title, fallbackHash: null, rule: "fingerprint" };
+    return { hash: recentKeyHash(v1), title, fallbackHash: null, previousHash: null, rule: "fingerprint" };
   }
   const stack = input.context ? eventStack(input.context) : null;
-  const byStack = stack === null ? null : stackKeyText(input.level, stack);
-  let text: string;
-  let rule: GroupingRuleName;
-  if (fingerprint !== null && !(fingerprint.length === 1 && variableOf(fingerprint[0]!) === "default")) {
-    const defaultHash = () => recentKeyHash(byStack?.text ?? templateKeyText(input.level, title));
-    text = fingerprintKeyText(fingerprint, { defaultHash, level: input.level, title, stack, context: input.context ?? null });
-    rule = "fingerprint-variables";
-  } else if (byStack !== null) {
-    ({ text, rule } = byStack);
-  } else {
+  const keyText = (sourceLines: boolean): { text: string; rule: GroupingRuleName } => {
+    const byStack = stack === null ? null : stackKeyText(input.level, stack, sourceLines);
+    if (fingerprint !== null && !(fingerprint.length === 1 && variableOf(fingerprint[0]!) === "default")) {
+      const defaultHash = () => recentKeyHash(byStack?.text ?? templateKeyText(input.level, title));
+      return { text: fingerprintKeyText(fingerprint, { defaultHash, level: input.level, title, stack, context: input.context ?? null }), rule: "fingerprint-variables" };
+    }
+    if (byStack !== null) return byStack;
     // Also `["{{ default }}"]` alone: the default key itself.
-    text = fingerprint === null ? v1 : templateKeyText(input.level, title);
-    rule = "message-template";
-  }
+    return { text: fingerprint === null ? v1 : templateKeyText(input.level, title), rule: "message-template" };
+  };
+  const { text, rule } = keyText(true);
   const hash = recentKeyHash(text);
+  const previous = stack !== null && stackHasSourceLines(stack) ? recentKeyHash(keyText(false).text) : hash;
   // Where the stack decides, the message need not be masked to group, and
   // its values are what tells two such issues apart at a glance ("reading
   // 'price'" and "reading 'map'").
   const shown = rule === "in-app-frames" || rule === "all-frames" ? stackIssueTitle(input.message) : title;
-  return { hash, title: shown, fallbackHash: text === v1 ? null : recentKeyHash(v1), rule };
+  return { hash, title: shown, fallbackHash: text === v1 ? null : recentKeyHash(v1), previousHash: previous === hash ? null : previous, rule };
 }
 
 /** A stack-grouped issue's title: its first event's message, first line, bounded as templates are. */
@@ -197,6 +200,7 @@ function sentryExceptions(values: unknown[]): ExceptionValue[] {
       if (typeof f.filename === "string") frame.filename = f.filename;
       if (typeof f.abs_path === "string") frame.abs_path = f.abs_path;
       if (typeof f.in_app === "boolean") frame.in_app = f.in_app;
+      if (typeof f.context_line === "string") frame.context_line = f.context_line;
       // Not part of any key (never line numbers): kept for where an alert points.
       if (typeof f.lineno === "number" && Number.isSafeInteger(f.lineno)) frame.lineno = f.lineno;
       kept.push(frame);
@@ -209,11 +213,12 @@ function sentryExceptions(values: unknown[]): ExceptionValue[] {
 
 /**
  * `v2, stack, app|all, level`, then for each exception of the chain `E,
- * type` and for each of its frames `F, where, function`: a marker before
- * each part list keeps the text unambiguous. Consecutive identical frames
- * (recursion) count once.
+ * type` and for each of its frames `F, where, function`, followed (with
+ * `sourceLines`) for a nameless in-app function by `L<source line>` when
+ * the SDK sent one: a marker before each part list keeps the text
+ * unambiguous. Consecutive identical frames (recursion) count once.
  */
-function stackKeyText(level: EventLevel, stack: EventStack): { text: string; rule: GroupingRuleName } | null {
+function stackKeyText(level: EventLevel, stack: EventStack, sourceLines: boolean): { text: string; rule: GroupingRuleName } | null {
   const exceptionParts = stack.exceptions.map((e) => {
     const frames = e.stacktrace?.frames ?? [];
     const all: string[] = [];
@@ -228,8 +233,10 @@ function stackKeyText(level: EventLevel, stack: EventStack): { text: string; rul
       if (part !== lastAll) all.push(part);
       lastAll = part;
       if (isInApp(f, platform)) {
-        if (part !== lastApp) app.push(part);
-        lastApp = part;
+        const line = sourceLines && NAMELESS_FUNCTIONS.has(fn) ? sourceLineKey(f.context_line) : "";
+        const appPart = line === "" ? part : `${part}${NUL}L${clean(line)}`;
+        if (appPart !== lastApp) app.push(appPart);
+        lastApp = appPart;
       }
     }
     const type = e.mechanism?.synthetic ? "" : clean((e.type ?? "").replace(/^\\/, ""));
@@ -245,6 +252,30 @@ function stackKeyText(level: EventLevel, stack: EventStack): { text: string; rul
     for (const part of useApp ? e.app : e.all) text += NUL + part;
   }
   return { text, rule: useApp ? "in-app-frames" : "all-frames" };
+}
+
+/**
+ * Normalized function names that say nothing about which code it is: an
+ * anonymous JavaScript function (a route handler, a callback, a module's
+ * body), a PHP closure, a Python lambda or module body, Ruby's top level.
+ * Two such frames of one file are told apart by their source line, as
+ * Sentry does, so that two bugs in two anonymous handlers of one file are
+ * two issues.
+ */
+const NAMELESS_FUNCTIONS = new Set(["", "{closure}", "<lambda>", "<module>", "<main>", "<top (required)>"]);
+/** Source lines longer than this (minified code) are not read: they change with each build. */
+const MAX_KEY_LINE_CHARS = 120;
+
+/** A frame's `context_line` with its spacing collapsed (indentation changes nothing), or "" when it has none usable. */
+function sourceLineKey(line: string | undefined): string {
+  if (line === undefined || line.length > 4 * MAX_KEY_LINE_CHARS) return "";
+  const collapsed = line.replace(/\s+/g, " ").trim();
+  return collapsed.length <= MAX_KEY_LINE_CHARS ? collapsed : "";
+}
+
+/** Whether any frame carries a source line (only then can the key differ from the one before source lines counted). */
+function stackHasSourceLines(stack: EventStack): boolean {
+  return stack.exceptions.some((e) => e.stacktrace?.frames.some((f) => f.context_line !== undefined) ?? false);
 }
 
 function clean(part: string): string {

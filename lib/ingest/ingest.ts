@@ -105,7 +105,7 @@ function toRows(key: AuthenticatedKey, events: ValidEvent[]): NewEvent[] {
 
 /** An accepted event as the ingest statement stores it: its id, times, issue key and tags. */
 export function newEventRow(e: ValidEvent, keyId: string, receivedAt: Date, id = newEventId()): NewEvent {
-  const { hash, title, fallbackHash } = groupingKey(e);
+  const { hash, title, fallbackHash, previousHash } = groupingKey(e);
   // Field by field, not `{ ...e, id, ... }`: on Node 20 a spread followed by
   // more properties leaves V8's fast path
   // ([measured](../../docs/performance.md)).
@@ -125,6 +125,7 @@ export function newEventRow(e: ValidEvent, keyId: string, receivedAt: Date, id =
     keyId,
     issueHash: hash,
     fallbackHash,
+    previousHash,
     issueTitle: title,
     tagPairs: eventTagPairs(e),
   };

@@ -36,9 +36,14 @@ export type NewEvent = {
   user: EventUser | null;
   /** The API key that sent it: checked again by the statement, not stored. */
   keyId: string;
-  /** Grouping: hex SHA-256 of the issue's key, the previous grouping version's key when it differs, and the title. */
+  /**
+   * Grouping: hex SHA-256 of the issue's key; the version 1 key and the key
+   * before source lines counted, when they differ (issues made before those
+   * changes keep their events); and the title.
+   */
   issueHash: string;
   fallbackHash: string | null;
+  previousHash: string | null;
   issueTitle: string;
   /** [key, value] pairs counted for the issue's tag breakdowns. */
   tagPairs: [string, string][] | null;
@@ -72,6 +77,7 @@ type InputRow = {
   project_id: string;
   hash: string;
   fallback_hash: string | null;
+  previous_hash: string | null;
   title: string;
   level: EventLevel;
   message: string;
@@ -115,7 +121,7 @@ export const buildIngestStatement = () =>
                ev->>9 AS release, ev->>10 AS environment,
                CASE WHEN jsonb_typeof(ev->11) = 'object' THEN ev->11 END AS tags,
                CASE WHEN jsonb_typeof(ev->12) = 'object' THEN ev->12 END AS user_info,
-               CASE WHEN jsonb_typeof(ev->13) = 'array' THEN ev->13 END AS tag_pairs
+               CASE WHEN jsonb_typeof(ev->13) = 'array' THEN ev->13 END AS tag_pairs, ev->>14 AS previous_hash
         FROM jsonb_array_elements(${placeholder("requests")}::jsonb) AS r, jsonb_array_elements(r->'e') AS ev)`,
     )
     .with("active_keys", part(activeKeysCte))
@@ -126,7 +132,7 @@ export const buildIngestStatement = () =>
       qc
         .selectFrom("input as i")
         // Only what grouping and counting read: the large columns go from `input` to the events table directly.
-        .select(["i.id", "i.project_id", "i.hash", "i.fallback_hash", "i.title", "i.level", "i.message", "i.occurred_at", "i.release", "i.tag_pairs"])
+        .select(["i.id", "i.project_id", "i.hash", "i.fallback_hash", "i.previous_hash", "i.title", "i.level", "i.message", "i.occurred_at", "i.release", "i.tag_pairs"])
         .where(({ eb, refTuple, selectFrom }) => eb(refTuple("i.key_id", "i.project_id"), "in", selectFrom("active_keys").select(["active_keys.id", "active_keys.project_id"]).$asTuple("id", "project_id")))
         .where((eb) =>
           eb.or([
@@ -217,15 +223,18 @@ export async function storeBatch(batch: WriteRequest[]): Promise<StatementResult
  * context, client timestamp; then, only when needed, its own occurredAt and
  * receivedAt (when they differ from the request's arrival: seeding stores
  * events of many arrival times at once) and the fields most native events
- * lack (previous grouping key, release, environment, tags, user, tag pairs).
+ * lack (version 1 grouping key, release, environment, tags, user, tag
+ * pairs, then the key before source lines counted).
  */
 function encodeRow(row: NewEvent, requestReceivedAt: number, titles: Record<string, string>): unknown[] {
   titles[row.issueHash] = row.issueTitle;
   const received = row.receivedAt.getTime() === requestReceivedAt ? null : row.receivedAt.toISOString();
   const occurred = row.occurredAt.getTime() === row.receivedAt.getTime() ? null : row.occurredAt.toISOString();
   const event: unknown[] = [row.id, row.issueHash, row.level, row.message, row.context, row.timestamp?.toISOString() ?? null];
-  const extra = row.fallbackHash !== null || row.release !== null || row.environment !== null || row.tags !== null || row.user !== null || row.tagPairs !== null;
+  const extra =
+    row.fallbackHash !== null || row.previousHash !== null || row.release !== null || row.environment !== null || row.tags !== null || row.user !== null || row.tagPairs !== null;
   if (occurred || received || extra) event.push(occurred, received);
   if (extra) event.push(row.fallbackHash, row.release, row.environment, row.tags, row.user, row.tagPairs);
+  if (row.previousHash !== null) event.push(row.previousHash);
   return event;
 }

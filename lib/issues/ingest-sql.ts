@@ -1,4 +1,4 @@
-import { sql, type Expression, type QueryCreator, type SqlBool } from "kysely";
+import { sql, type Expression, type ExpressionBuilder, type QueryCreator, type SqlBool } from "kysely";
 import type { DB } from "@/lib/db/sql";
 import type { EventLevel } from "@/lib/events/schema";
 
@@ -11,7 +11,7 @@ import type { EventLevel } from "@/lib/events/schema";
  */
 
 /** A row as the statement's grouping sees it. */
-export type GroupingInput = { project_id: string; hash: string; fallback_hash: string | null };
+export type GroupingInput = { project_id: string; hash: string; fallback_hash: string | null; previous_hash: string | null };
 
 /** A row with its issue key decided (see stackKeysCte) and its release's number. */
 export type KeyedRow = {
@@ -45,14 +45,24 @@ export type UpsertedIssue = {
 export const MAX_TAG_VALUES_PER_BUCKET = 100;
 
 /**
- * Rows whose stack key (a newer grouping version) has no issue yet but whose
- * previous key (the message template) names an issue created before
- * stack-aware grouping join that issue: an upgrade never splits an issue.
- * One jsonb object `{project \x01 hash: key to use}`, only for rows that change.
+ * Rows whose key has no issue yet but whose older key names an issue made
+ * before their key changed join that issue, so an upgrade never splits one:
+ * the key before anonymous in-app functions added their source line
+ * (`previous_hash`), then the message template for an issue created before
+ * stack-aware grouping (`fallback_hash`, `pre_stack`). Since the change, an
+ * older key names only an issue of events that sent no source line, which
+ * this event would have joined before. One jsonb object `{project \x01
+ * hash: key to use}`, only for rows that change.
  */
 export function stackKeysCte(qc: QueryCreator<DB & { valid: GroupingInput }>) {
-  // Each key once: a statement's rows share few issue keys, and each costs two index probes.
-  const keys = qc.selectFrom("valid").where("valid.fallback_hash", "is not", null).select(["valid.project_id", "valid.hash", "valid.fallback_hash"]).distinct();
+  // Each key once: a statement's rows share few issue keys, and each costs up to three index probes.
+  const keys = qc
+    .selectFrom("valid")
+    .where((eb) => eb.or([eb("valid.fallback_hash", "is not", null), eb("valid.previous_hash", "is not", null)]))
+    .select(["valid.project_id", "valid.hash", "valid.fallback_hash", "valid.previous_hash"])
+    .distinct();
+  const issueWith = (eb: ExpressionBuilder<DB & { v: GroupingInput }, "v">, hash: "v.hash" | "v.previous_hash") =>
+    eb.exists(eb.selectFrom("issues").select("issues.id").whereRef("issues.project_id", "=", "v.project_id").whereRef("issues.fingerprint_hash", "=", hash));
   const candidates = qc
     .selectFrom(keys.as("v"))
     .select((eb) => [
@@ -60,8 +70,10 @@ export function stackKeysCte(qc: QueryCreator<DB & { valid: GroupingInput }>) {
       "v.hash",
       eb
         .case()
-        .when(eb.exists(eb.selectFrom("issues").select("issues.id").whereRef("issues.project_id", "=", "v.project_id").whereRef("issues.fingerprint_hash", "=", "v.hash")))
+        .when(issueWith(eb, "v.hash"))
         .then(eb.ref("v.hash"))
+        .when(eb.and([eb("v.previous_hash", "is not", null), issueWith(eb, "v.previous_hash")]))
+        .then(sql<string>`${eb.ref("v.previous_hash")}`)
         .when(
           eb.exists(
             eb

@@ -73,6 +73,47 @@ describe("stack-aware grouping", () => {
     expect(await issueCount(p.id)).toBe(2);
   });
 
+  it("keeps an issue made before anonymous functions' source lines counted: their events still join it", async () => {
+    const handlerEvent = (projectId: string, value: string, line: string, lineno: number) => ({
+      level: "error" as const,
+      message: `TypeError: ${value}`,
+      projectId,
+      context: {
+        exception: {
+          values: [
+            {
+              type: "TypeError",
+              value,
+              stacktrace: {
+                frames: [
+                  { filename: "/srv/app/node_modules/express/lib/router/layer.js", function: "handle", lineno: 95, in_app: false },
+                  { filename: "/srv/app/routes.js", function: "?", lineno, context_line: line, in_app: true },
+                ],
+              },
+            },
+          ],
+        },
+      },
+    });
+    const cart = (projectId: string) => handlerEvent(projectId, "Cannot read properties of undefined (reading 'price')", "  return item.price;", 4);
+    const list = (projectId: string) => handlerEvent(projectId, "Cannot read properties of undefined (reading 'map')", "  return page.map((row) => row.title);", 8);
+
+    // A new project: the two anonymous handlers' bugs are two issues.
+    const fresh = await makeProject("handlers-new");
+    for (const e of [cart(fresh.id), list(fresh.id)]) expect((await sendEvent(fresh.apiKey, e)).status).toBe(201);
+    expect(await issueCount(fresh.id)).toBe(2);
+
+    // An issue as the previous key made it (the handlers' file alone): both keep joining it, no split.
+    const p = await makeProject("handlers-upgrade");
+    const key = await prisma.apiKey.findFirstOrThrow({ where: { projectId: p.id, kind: "secret" }, select: { id: true } });
+    const row = newEventRow({ ...cart(p.id), timestamp: null, fingerprint: null, release: null, environment: null, tags: null, user: null }, key.id, new Date());
+    expect(row.previousHash).not.toBeNull();
+    await storeEventsNow([{ ...row, issueHash: row.previousHash!, previousHash: null }]);
+    const before = await prisma.issue.findFirstOrThrow({ where: { projectId: p.id }, select: { id: true } });
+    for (const e of [cart(p.id), list(p.id)]) expect((await sendEvent(p.apiKey, e)).status).toBe(201);
+    expect(await prisma.issue.findMany({ where: { projectId: p.id }, select: { id: true, count: true } })).toEqual([{ id: before.id, count: 3n }]);
+  });
+
   it("does not send a new stack event into a template issue made after the upgrade", async () => {
     const p = await makeProject("after-upgrade");
     const message = "TypeError: Cannot read properties of undefined (reading 'price')";

@@ -152,6 +152,19 @@ describe("Sentry routes", () => {
     expect(await prisma.event.count({ where: { projectId: p.id } })).toBe(1);
   });
 
+  it("make two issues of two bugs in two anonymous route handlers of one file, each failing twice (@sentry/node, captured)", async () => {
+    const p = await sentryProject("sentry-handlers");
+    for (const n of [1, 2, 3, 4]) {
+      const answer = await send({ number: p.number, body: envelopeFor(`node-handlers-${n}.envelope`, p.publicKey), query: keyQuery(p.publicKey) });
+      expect(answer.status).toBe(200);
+    }
+    const issues = await prisma.issue.findMany({ where: { projectId: p.id }, select: { title: true, count: true }, orderBy: { title: "asc" } });
+    expect(issues.map((i) => [i.title, Number(i.count)])).toEqual([
+      ["TypeError: Cannot read properties of undefined (reading 'map')", 2],
+      ["TypeError: Cannot read properties of undefined (reading 'price')", 2],
+    ]);
+  });
+
   it("drop and count what Telltale does not store (sessions, client reports), answering 200", async () => {
     const p = await sentryProject("sentry-dropped");
     const answer = await send({ number: p.number, body: envelopeFor("node-message-error-sessions.envelope", p.publicKey), query: keyQuery(p.publicKey) });

@@ -38,6 +38,7 @@ describe("groupingKey: events without a stack keep their version 1 key", () => {
       hash: sha256(`v1${NUL}template${NUL}error${NUL}User <num> not found`),
       title: "User <num> not found",
       fallbackHash: null,
+      previousHash: null,
       rule: "message-template",
     });
     expect(key.hash).toBe(issueGroupingKey({ level: "error", message: "User 42 not found" }).hash);
@@ -46,7 +47,7 @@ describe("groupingKey: events without a stack keep their version 1 key", () => {
 
   it("lets a fingerprint without variables replace everything, stack included, with its version 1 key", () => {
     const withStack = groupingKey(error("boom", { stack: F.NODE_CART }, ["payments", "declined"]));
-    expect(withStack).toEqual({ hash: sha256(`v1${NUL}fingerprint${NUL}payments${NUL}declined`), title: "boom", fallbackHash: null, rule: "fingerprint" });
+    expect(withStack).toEqual({ hash: sha256(`v1${NUL}fingerprint${NUL}payments${NUL}declined`), title: "boom", fallbackHash: null, previousHash: null, rule: "fingerprint" });
     expect(groupingKey({ level: "info", message: "other", fingerprint: ["payments", "declined"] }).hash).toBe(withStack.hash);
   });
 
@@ -237,6 +238,29 @@ describe("groupingKey: Sentry-shaped exceptions", () => {
       exception: { values: [{ type: "java.lang.NullPointerException", stacktrace: { frames: [{ module: "com.acme.shop.Cart", function: "total", filename: file, lineno: 3 }] } }] },
     });
     expect(groupingKey(error("x", java("Cart.java"))).hash).toBe(groupingKey(error("x", java("CartRenamed.java"))).hash);
+  });
+
+  it("tells nameless in-app functions of one file apart by their source line, spacing and line number aside", () => {
+    const handler = (line: string | undefined, lineno: number, fn = "?") => ({ ...frame("/srv/app/routes.js", fn, lineno, true), ...(line === undefined ? {} : { context_line: line }) });
+    const keyOf = (...frames: object[]) => groupingKey(error("x", sentry("TypeError", [frame("/srv/app/node_modules/express/lib/layer.js", "handle", 95, false), ...frames])));
+    const key = (...frames: object[]) => keyOf(...frames).hash;
+    const cart = key(handler("  return item.price;", 4));
+    // Two anonymous handlers of routes.js: two issues.
+    expect(key(handler("  return page.map((row) => row.title);", 8))).not.toBe(cart);
+    // The same handler, moved down and re-indented: one issue.
+    expect(key(handler("\t\treturn   item.price;", 40))).toBe(cart);
+    expect(key(handler("return item.price;", 4, "<anonymous>"))).toBe(cart);
+    expect(cart).toBe(sha256(["v2", "stack", "app", "error", "E", "TypeError", "F", "routes.js", "", "Lreturn item.price;"].join(NUL)));
+    // Without a source line (or with a minified one) only the file counts, as before.
+    const fileOnly = sha256(["v2", "stack", "app", "error", "E", "TypeError", "F", "routes.js", ""].join(NUL));
+    expect(key(handler(undefined, 4))).toBe(fileOnly);
+    expect(key(handler(`var a=${"x".repeat(200)};`, 1))).toBe(fileOnly);
+    // The key these events had before source lines counted, for the issues made then; none when it is the same.
+    expect(keyOf(handler("  return item.price;", 4)).previousHash).toBe(fileOnly);
+    expect(keyOf(handler(undefined, 4)).previousHash).toBeNull();
+    // A named function keeps ignoring its lines: the same error from two lines of it is one issue.
+    expect(key(handler("throw new NotFound(a);", 3, "loadCart"))).toBe(key(handler("throw new NotFound(b);", 9, "loadCart")));
+    expect(keyOf(handler("throw new NotFound(a);", 3, "loadCart")).previousHash).toBeNull();
   });
 
   it("prefers a Sentry exception to a stack string", () => {
