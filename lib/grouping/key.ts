@@ -111,19 +111,21 @@ export function groupingKey(input: GroupingInput): GroupingKey {
     return { hash: recentKeyHash(v1), title, fallbackHash: null, previousHash: null, rule: "fingerprint" };
   }
   const stack = input.context ? eventStack(input.context) : null;
-  const keyText = (sourceLines: boolean): { text: string; rule: GroupingRuleName } => {
-    const byStack = stack === null ? null : stackKeyText(input.level, stack, sourceLines);
+  const byStack = stack === null ? null : stackKeyText(input.level, stack);
+  // The key from a stack text (with source lines, or from before they counted).
+  const keyText = (stackText: string | undefined): { text: string; rule: GroupingRuleName } => {
     if (fingerprint !== null && !(fingerprint.length === 1 && variableOf(fingerprint[0]!) === "default")) {
-      const defaultHash = () => recentKeyHash(byStack?.text ?? templateKeyText(input.level, title));
+      const defaultHash = () => recentKeyHash(stackText ?? templateKeyText(input.level, title));
       return { text: fingerprintKeyText(fingerprint, { defaultHash, level: input.level, title, stack, context: input.context ?? null }), rule: "fingerprint-variables" };
     }
-    if (byStack !== null) return byStack;
+    if (byStack !== null && stackText !== undefined) return { text: stackText, rule: byStack.rule };
     // Also `["{{ default }}"]` alone: the default key itself.
     return { text: fingerprint === null ? v1 : templateKeyText(input.level, title), rule: "message-template" };
   };
-  const { text, rule } = keyText(true);
+  const { text, rule } = keyText(byStack?.text);
   const hash = recentKeyHash(text);
-  const previous = stack !== null && stackHasSourceLines(stack) ? recentKeyHash(keyText(false).text) : hash;
+  // Only when a source line went into the key did the event have another key before.
+  const previous = byStack?.textBefore != null ? recentKeyHash(keyText(byStack.textBefore).text) : hash;
   // Where the stack decides, the message need not be masked to group, and
   // its values are what tells two such issues apart at a glance ("reading
   // 'price'" and "reading 'map'").
@@ -213,18 +215,22 @@ function sentryExceptions(values: unknown[]): ExceptionValue[] {
 
 /**
  * `v2, stack, app|all, level`, then for each exception of the chain `E,
- * type` and for each of its frames `F, where, function`, followed (with
- * `sourceLines`) for a nameless in-app function by `L<source line>` when
- * the SDK sent one: a marker before each part list keeps the text
- * unambiguous. Consecutive identical frames (recursion) count once.
+ * type` and for each of its frames `F, where, function`, followed for a
+ * nameless in-app function by `L<source line>` when the SDK sent one: a
+ * marker before each part list keeps the text unambiguous. Consecutive
+ * identical frames (recursion) count once. `textBefore` is the text without
+ * source lines, when one was used: the key such events had before.
  */
-function stackKeyText(level: EventLevel, stack: EventStack, sourceLines: boolean): { text: string; rule: GroupingRuleName } | null {
+function stackKeyText(level: EventLevel, stack: EventStack): { text: string; textBefore: string | null; rule: GroupingRuleName } | null {
+  let usedLines = false;
   const exceptionParts = stack.exceptions.map((e) => {
     const frames = e.stacktrace?.frames ?? [];
     const all: string[] = [];
     const app: string[] = [];
+    const appBefore: string[] = [];
     let lastAll = "";
     let lastApp = "";
+    let lastAppBefore = "";
     for (const f of frames) {
       const platform = stack.platform ?? platformOfFrame(f);
       const [where, fn] = frameKeyParts(f, platform);
@@ -233,25 +239,32 @@ function stackKeyText(level: EventLevel, stack: EventStack, sourceLines: boolean
       if (part !== lastAll) all.push(part);
       lastAll = part;
       if (isInApp(f, platform)) {
-        const line = sourceLines && NAMELESS_FUNCTIONS.has(fn) ? sourceLineKey(f.context_line) : "";
+        const line = NAMELESS_FUNCTIONS.has(fn) ? sourceLineKey(f.context_line) : "";
         const appPart = line === "" ? part : `${part}${NUL}L${clean(line)}`;
+        usedLines ||= line !== "";
         if (appPart !== lastApp) app.push(appPart);
         lastApp = appPart;
+        if (part !== lastAppBefore) appBefore.push(part);
+        lastAppBefore = part;
       }
     }
     const type = e.mechanism?.synthetic ? "" : clean((e.type ?? "").replace(/^\\/, ""));
-    return { head: `E${NUL}${type}`, all, app };
+    return { head: `E${NUL}${type}`, all, app, appBefore };
   });
   const appFrames = exceptionParts.reduce((n, e) => n + e.app.length, 0);
   const allFrames = exceptionParts.reduce((n, e) => n + e.all.length, 0);
   if (allFrames === 0) return null;
   const useApp = appFrames > 0;
-  let text = `v2${NUL}stack${NUL}${useApp ? "app" : "all"}${NUL}${level}`;
-  for (const e of exceptionParts) {
-    text += NUL + e.head;
-    for (const part of useApp ? e.app : e.all) text += NUL + part;
-  }
-  return { text, rule: useApp ? "in-app-frames" : "all-frames" };
+  const textOf = (parts: (e: (typeof exceptionParts)[number]) => string[]) => {
+    let text = `v2${NUL}stack${NUL}${useApp ? "app" : "all"}${NUL}${level}`;
+    for (const e of exceptionParts) {
+      text += NUL + e.head;
+      for (const part of parts(e)) text += NUL + part;
+    }
+    return text;
+  };
+  const text = textOf((e) => (useApp ? e.app : e.all));
+  return { text, textBefore: useApp && usedLines ? textOf((e) => e.appBefore) : null, rule: useApp ? "in-app-frames" : "all-frames" };
 }
 
 /**
@@ -271,11 +284,6 @@ function sourceLineKey(line: string | undefined): string {
   if (line === undefined || line.length > 4 * MAX_KEY_LINE_CHARS) return "";
   const collapsed = line.replace(/\s+/g, " ").trim();
   return collapsed.length <= MAX_KEY_LINE_CHARS ? collapsed : "";
-}
-
-/** Whether any frame carries a source line (only then can the key differ from the one before source lines counted). */
-function stackHasSourceLines(stack: EventStack): boolean {
-  return stack.exceptions.some((e) => e.stacktrace?.frames.some((f) => f.context_line !== undefined) ?? false);
 }
 
 function clean(part: string): string {
