@@ -7,12 +7,14 @@
  *   (TELLTALE_DATA_DIR), owned by this process while `next dev` runs.
  * - Applies pending migrations, then runs `next dev` on PORT (default 3000),
  *   with Next.js's telemetry off (NEXT_TELEMETRY_DISABLED=1, as in the image).
+ * - Once it answers, compiles the ingest routes ahead (lib/config/dev-warm-up.ts).
  * Extra arguments go to next: `npm run dev -- --hostname 0.0.0.0`.
  */
 import { createRequire } from "node:module";
 import path from "node:path";
 import { loadDevSecrets } from "@/lib/config/dev-secrets";
 import { recordDevServerPort } from "@/lib/config/dev-server";
+import { warmIngestRoutes } from "@/lib/config/dev-warm-up";
 import { ensureDatabase, runChildWithDatabase } from "@/tools/db/ensure";
 import { loadEnvFiles } from "@/lib/config/load-env";
 import { settings, settingsProblems } from "@/lib/config/settings";
@@ -34,6 +36,7 @@ async function main(): Promise<void> {
   const next = createRequire(import.meta.url).resolve("next/dist/bin/next");
   const port = String(settings().port);
   recordDevServerPort(settings().port);
+  void warmIngestRoutes(`http://127.0.0.1:${port}`, { log: (line) => console.log(line) });
   await runChildWithDatabase(db, process.execPath, [next, "dev", "--port", port, ...process.argv.slice(2)], { ...process.env, NEXT_TELEMETRY_DISABLED: "1" });
 }
 
