@@ -18,8 +18,10 @@ FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 ENV NEXT_TELEMETRY_DISABLED=1
 # Dependencies first (a layer reused until the lockfile changes). npm ci runs
-# the postinstall `prisma generate`, which needs the schema and its script.
+# the postinstall: patch-package (patches/) and `prisma generate`, which needs
+# the schema and its script.
 COPY package.json package-lock.json prisma.config.ts ./
+COPY patches ./patches
 COPY prisma ./prisma
 COPY scripts/prisma ./scripts/prisma
 RUN npm ci --no-audit --no-fund

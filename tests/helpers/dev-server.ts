@@ -10,7 +10,7 @@ const ROOT = process.cwd();
 
 export type Dev = { child: ChildProcess; output: string[]; origin: string };
 
-export function startDev({ port, dataDir, distDir }: { port: number; dataDir: string; distDir: string }): Promise<Dev> {
+export function startDev({ port, dataDir, distDir, env = {} }: { port: number; dataDir: string; distDir: string; env?: Record<string, string> }): Promise<Dev> {
   const output: string[] = [];
   const child = spawn(process.execPath, ["--import", "tsx", "scripts/dev.ts"], {
     cwd: ROOT,
@@ -20,6 +20,7 @@ export function startDev({ port, dataDir, distDir }: { port: number; dataDir: st
       PORT: String(port),
       TELLTALE_DATA_DIR: dataDir,
       NEXT_DIST_DIR: distDir,
+      ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
