@@ -50,7 +50,7 @@ describe("checked model answers", () => {
     const { res, summary } = await summarize(cookie, query);
     expect(res.headers.get("X-Summary-Source")).toBe("model:fake-local");
     expect(res.headers.get("X-Summary-Fallback")).toBeNull();
-    expect(summary).toMatch(/^\*\*Card authorizations are failing\.\*\*\n\n- \*\*error\*\* `Card authorization failed for order <id>: gateway timeout` in `payments-\w+`: 200 events since \d\d:\d\d UTC\. /);
+    expect(summary).toMatch(/^\*\*Card authorizations are failing\.\*\*\n\n- \*\*error\*\* `Card authorization failed for order <id>: gateway timeout` in `payments-\w+`: 200 events since (?:\d{4}-\d\d-\d\d )?\d\d:\d\d UTC\. /);
   });
 
   for (const [what, wrong] of [
@@ -105,7 +105,7 @@ describe("checked model answers", () => {
     fake.setMode({ kind: "answer", answer: answerWith("Late uploads dated before the fix; not a regression.") });
     const right = await summarize(cookie, query);
     expect(right.res.headers.get("X-Summary-Source")).toBe("model:fake-local");
-    expect(right.summary).toMatch(/- \*\*error\*\* `Nightly export <num> failed: S3 upload timed out` in `exports-\w+` \(resolved\): 10 events since \d\d:\d\d UTC\. Late uploads dated before the fix; not a regression\./);
+    expect(right.summary).toMatch(/- \*\*error\*\* `Nightly export <num> failed: S3 upload timed out` in `exports-\w+` \(resolved\): 10 events since (?:\d{4}-\d\d-\d\d )?\d\d:\d\d UTC\. Late uploads dated before the fix; not a regression\./);
   });
 
   it("an answer that is not the structured form (plain prose): the digest, ai_unavailable", async () => {
