@@ -4,7 +4,11 @@ import { afterEach, describe, expect, it } from "vitest";
 import { INGEST_ROUTES, warmIngestRoutes } from "@/lib/config/dev-warm-up";
 
 let server: http.Server | undefined;
-afterEach(() => new Promise<void>((done) => (server ? server.close(() => done()) : done())));
+afterEach(async () => {
+  const open = server;
+  server = undefined;
+  if (open) await new Promise<void>((done) => open.close(() => done()));
+});
 
 /** A server that records each request and answers with `status(method, url)`. */
 async function serve(status: (method: string, url: string) => number): Promise<{ origin: string; seen: string[] }> {
