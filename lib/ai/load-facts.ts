@@ -13,6 +13,7 @@ import {
   type ProjectFacts,
   type ShapeGrid,
   type SummaryFacts,
+  type ValueShift,
 } from "@/lib/ai/facts";
 import { lifetimeFrom, lifetimeOf, motionOf, shapeGrid } from "@/lib/ai/motion";
 import { LEVEL_ORDER, looksLikeInstructions, rankIssues, rankTop } from "@/lib/ai/rank";
@@ -66,6 +67,10 @@ export async function loadSummaryFacts(options: {
   const previousSince = new Date(since.getTime() - Math.max(0, now.getTime() - since.getTime()));
   const grid = shapeGrid(since, now);
 
+  const names = new Map(projects.map((p) => [p.id, p.name]));
+  // Needs no ranking: read from the start, awaited with the last reads.
+  const deploys = readDeploys(projectIds, names, since);
+  deploys.catch(() => {});
   const [current, previous, lastEvents] = await Promise.all([
     windowIssueRows(projectIds, since),
     countsByIssue(projectIds, previousSince, since),
@@ -95,7 +100,6 @@ export async function loadSummaryFacts(options: {
   }
 
   const previousByIssue = sumByIssue(previous);
-  const names = new Map(projects.map((p) => [p.id, p.name]));
   const candidates = [...issueRows.values()].map((row): IssueFacts => {
     const firstSeen = new Date(row.first_seen);
     const lastSeen = new Date(row.last_seen);
@@ -139,10 +143,16 @@ export async function loadSummaryFacts(options: {
   // The texts ranking judges first, read beside the shapes: motion only
   // moves shaped issues up, so the first of the final order are among the
   // first of this one and the shaped.
-  const [, firstTexts] = await Promise.all([
+  const shapesAndTexts = Promise.all([
     fillShapes(shaped, grid, projectIds),
     readTexts(new Set([...ranked.slice(0, FIRST_TEXTS), ...shaped].map((i) => i.issueId)), projectIds),
   ]);
+  // What changed inside the likely top issues is read meanwhile (the
+  // changed values are a summary's longest reads): motion and the texts
+  // seldom change which issues those are; one that joins them later is read then.
+  const changes = changeReads(projectIds, since, previousSince, now);
+  changes.start(changeCandidates(ranked));
+  const [, firstTexts] = await shapesAndTexts;
   for (const issue of shaped) {
     issue.motion = motionOf({
       shape: issue.shape,
@@ -166,14 +176,15 @@ export async function loadSummaryFacts(options: {
   }
 
   const kept = await rankKept(candidates, projectIds, firstTexts);
-  const [examined, deploys] = await Promise.all([
+  const [examined] = await Promise.all([
     examineEvents(kept, since, limit),
-    readDeploys(projectIds, names, since),
     fillWindowFirst(kept, since),
     fillLifetimes(kept, projectIds, now),
     fillLateCounts(kept, since),
-    fillChanges(kept, projectIds, since, previousSince, now),
+    fillChanges(kept, changes),
   ]);
+  // Reads started for issues that did not stay at the top end here too: nothing runs on after the summary.
+  await changes.settled();
 
   return {
     now,
@@ -186,7 +197,7 @@ export async function loadSummaryFacts(options: {
     issueCount: candidates.length,
     examined,
     grid,
-    deploys,
+    deploys: await deploys,
   };
 }
 
@@ -335,30 +346,56 @@ async function fillLateCounts(issues: IssueFacts[], since: Date): Promise<void> 
   }
 }
 
+type ChangeReads = { start: (issues: IssueFacts[]) => void; shifts: (issue: IssueFacts) => Promise<ValueShift[]>; settled: () => Promise<unknown> };
+
 /**
- * What changed inside the top issues (lib/ai/changes.ts): the values of
- * their events in this window and the previous one, every event when an
- * issue has at most CHANGE_READ_CAP in each; an issue with more gets its
- * tags exactly from the tag counts kept at ingest (whole hours, or days for
+ * What changed inside issues (lib/ai/changes.ts), read at most once per
+ * issue and summary, from the first `start` that names it: the values of
+ * its events in this window and the previous one, every event when it has
+ * at most CHANGE_READ_CAP in each; an issue with more gets its tags
+ * exactly from the tag counts kept at ingest (whole hours, or days for
  * windows of two days and more, from the one the window starts in) and its
  * context values from its newest events. A value new in the window is
  * dated by its first event, looked up in the hour or day the counts name.
  */
-async function fillChanges(kept: IssueFacts[], projectIds: string[], since: Date, previousSince: Date, now: Date): Promise<void> {
+function changeReads(projectIds: string[], since: Date, previousSince: Date, now: Date): ChangeReads {
+  const reads = new Map<string, Promise<ValueShift[]>>();
+  const read = async (issues: IssueFacts[]): Promise<Map<string, ValueShift[]>> => {
+    // The tag counts and their look-ups run while the events' values are counted, not after them.
+    const [eventCounts, tags] = await Promise.all([
+      // An issue past the cap gets its tags from the tag counts: its events' tags are not read.
+      valueCountsOfIssues(issues.map((i) => ({ issueId: i.issueId, cap: CHANGE_READ_CAP, tags: readWhole(i), atLeast: valueFloors(i) })), since, previousSince),
+      countedTagInputs(issues.filter((i) => !readWhole(i)), projectIds, since, now),
+    ]);
+    return new Map(issues.map((issue) => [issue.issueId, shiftsOf([...eventInputs(issue, eventCounts), ...(tags.get(issue) ?? [])]).map(toShift)]));
+  };
+  const start = (issues: IssueFacts[]) => {
+    const fresh = issues.filter((i) => !reads.has(i.issueId));
+    if (fresh.length === 0) return;
+    const batch = read(fresh);
+    for (const issue of fresh) {
+      const shifts = batch.then((byIssue) => byIssue.get(issue.issueId)!);
+      // Awaited by fillChanges if the issue stays a candidate; otherwise only settled.
+      shifts.catch(() => {});
+      reads.set(issue.issueId, shifts);
+    }
+  };
+  return {
+    start,
+    shifts(issue) {
+      start([issue]);
+      return reads.get(issue.issueId)!;
+    },
+    settled: () => Promise.allSettled(reads.values()),
+  };
+}
+
+/** The changes of the top issues of the final ranking (changeCandidates); those not read yet are read together. */
+async function fillChanges(kept: IssueFacts[], changes: ChangeReads): Promise<void> {
   const candidates = changeCandidates(kept);
-  if (candidates.length === 0) return;
-  // The tag counts and their look-ups run while the events' values are
-  // counted (a summary's longest reads), not after them.
-  const [eventCounts, tags] = await Promise.all([
-    // An issue past the cap gets its tags from the tag counts: its events' tags are not read.
-    valueCountsOfIssues(candidates.map((i) => ({ issueId: i.issueId, cap: CHANGE_READ_CAP, tags: readWhole(i), atLeast: valueFloors(i) })), since, previousSince),
-    countedTagInputs(candidates.filter((i) => !readWhole(i)), projectIds, since, now),
-  ]);
-  for (const issue of candidates) {
-    const inputs = eventInputs(issue, eventCounts);
-    inputs.push(...(tags.get(issue) ?? []));
-    issue.changes = { shifts: shiftsOf(inputs).map(toShift) };
-  }
+  changes.start(candidates);
+  const shifts = await Promise.all(candidates.map((issue) => changes.shifts(issue)));
+  candidates.forEach((issue, i) => (issue.changes = { shifts: shifts[i]! }));
 }
 
 /**
