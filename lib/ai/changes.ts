@@ -15,7 +15,7 @@ import type { TagValueCount } from "@/lib/issues/tag-counts";
 /** Issues whose values are read: the top ones (see changeCandidates). */
 export const CHANGE_ISSUES = 3;
 /** Events read per issue and window at most; counts are exact when the issue has no more. */
-export const CHANGE_READ_CAP = 1_000;
+export const CHANGE_READ_CAP = 500;
 /** A shift worth telling: its share moved by at least this (0.25: a quarter of the events)... */
 export const MIN_SHARE_MOVE = 0.25;
 /** ...and at least this many events hold it in the window (or, for a value that went away, held it before). */

@@ -73,13 +73,13 @@ describe("what changed inside an issue (eventInputs, tagInputs, shiftsOf)", () =
   it("an issue past the read cap: context values from its newest events (no start minute), tags exactly from the tag counts", () => {
     const huge = issueFacts({ title: "Huge", windowCount: 5_000, previousCount: 700 });
     const events = eventInputs(huge, [
-      { ...count("code", "processing_error", 800, 0, "09:40"), issueId: huge.issueId },
-      { ...count("release", "2.4.1", 900, 0, "09:41"), source: "tag", issueId: huge.issueId },
+      { ...count("code", "processing_error", 0.8 * CHANGE_READ_CAP, 0, "09:40"), issueId: huge.issueId },
+      { ...count("release", "2.4.1", 0.9 * CHANGE_READ_CAP, 0, "09:41"), source: "tag", issueId: huge.issueId },
     ]);
-    expect(events.map((e) => [e.key, e.basis, e.of, e.previousOf, e.firstAt])).toEqual([["code", "newest", 1_000, 700, null]]);
+    expect(events.map((e) => [e.key, e.basis, e.of, e.previousOf, e.firstAt])).toEqual([["code", "newest", CHANGE_READ_CAP, Math.min(CHANGE_READ_CAP, 700), null]]);
     const tags = tagInputs(huge, [{ issueId: huge.issueId, key: "release", value: "2.4.1", count: 4_100, previousCount: 0, firstUnit: at("09:00") }], { count: 5_300, previous: 1_400 }, at("09:00"), at("07:00"));
     expect(shiftsOf([...events, ...tags]).map((s) => [s.key, s.value, s.count, s.of, s.basis, s.firstUnit])).toEqual([
-      ["code", "processing_error", 800, 1_000, "newest", null],
+      ["code", "processing_error", 0.8 * CHANGE_READ_CAP, CHANGE_READ_CAP, "newest", null],
       ["release", "2.4.1", 4_100, 5_300, "units", at("09:00")],
     ]);
   });
