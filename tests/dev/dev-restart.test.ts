@@ -127,6 +127,10 @@ describe("npm run dev, restarted", () => {
     expect(loadsOf(), `document loads of each tab; after the restart: ${JSON.stringify(afterRestart)}; "Compiled" lines: ${compiled.length}`).toEqual([["/projects"], [], [], []]);
     // After the restart each tab loaded once for the new server, or twice if the race hit its own subscription: never more.
     for (const loads of afterRestart) expect(loads.length).toBeLessThanOrEqual(2);
+    // The restarted server compiled the ingest routes ahead too, once it answered (lib/config/dev-warm-up.ts).
+    const warmed = /Ingest routes compiled: SDKs and clients can send events to http:\/\/127\.0\.0\.1:(\d+)/;
+    await until(() => dev!.output.some((line) => warmed.test(line)), 120_000, () => `no "Ingest routes compiled" line in:\n${dev!.output.slice(-30).join("\n")}`);
+    expect(dev.output.find((line) => warmed.test(line))!.match(warmed)![1]).toBe(String(port));
   }, 600_000);
 
   it("sends a restart in a subscription's first answer to that tab only", async () => {
