@@ -109,6 +109,8 @@ export async function startServer(port: number, env: Record<string, string>, opt
   if (inUse) throw new Error(`port ${port} is already in use (a server left from an earlier run?); set BENCH_PORT`);
   // --cpu-prof is refused in NODE_OPTIONS: given to node itself (next start serves in that process).
   const profile = options.cpuProfileDir ? ["--cpu-prof", "--cpu-prof-dir", options.cpuProfileDir] : [];
+  // V8 flags NODE_OPTIONS refuses (--no-parallel-scavenge...), to compare a server run with them.
+  profile.push(...(process.env.BENCH_NODE_FLAGS ?? "").split(" ").filter(Boolean));
   const nextBin = path.join(ROOT, "node_modules", "next", "dist", "bin", "next");
   const child: ChildProcess = spawn(process.execPath, [...profile, nextBin, "start", "-p", String(port), "-H", "127.0.0.1"], {
     cwd: ROOT,
