@@ -107,12 +107,14 @@ export type Server = { base: string; pid: number; stop: () => void; cpuMs: () =>
 export async function startServer(port: number, env: Record<string, string>, options: { cpuProfileDir?: string } = {}): Promise<Server> {
   const inUse = await fetch(`http://127.0.0.1:${port}/`).then(() => true, () => false);
   if (inUse) throw new Error(`port ${port} is already in use (a server left from an earlier run?); set BENCH_PORT`);
-  // --cpu-prof is refused in NODE_OPTIONS: given to node itself (next start serves in that process).
-  const profile = options.cpuProfileDir ? ["--cpu-prof", "--cpu-prof-dir", options.cpuProfileDir] : [];
-  // V8 flags NODE_OPTIONS refuses (--no-parallel-scavenge...), to compare a server run with them.
-  profile.push(...(process.env.BENCH_NODE_FLAGS ?? "").split(" ").filter(Boolean));
+  // Flags NODE_OPTIONS refuses, given to node itself (next start serves in that process):
+  // --cpu-prof, and BENCH_NODE_FLAGS (V8 flags such as --no-parallel-scavenge) to compare a server run with them.
+  const nodeArgs = [
+    ...(options.cpuProfileDir ? ["--cpu-prof", "--cpu-prof-dir", options.cpuProfileDir] : []),
+    ...(process.env.BENCH_NODE_FLAGS ?? "").split(" ").filter(Boolean),
+  ];
   const nextBin = path.join(ROOT, "node_modules", "next", "dist", "bin", "next");
-  const child: ChildProcess = spawn(process.execPath, [...profile, nextBin, "start", "-p", String(port), "-H", "127.0.0.1"], {
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, nextBin, "start", "-p", String(port), "-H", "127.0.0.1"], {
     cwd: ROOT,
     detached: true,
     stdio: ["ignore", "ignore", "inherit"],
