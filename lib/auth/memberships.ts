@@ -27,15 +27,9 @@ export async function countOwnedProjects(userId: string, db: Pick<typeof prisma,
   return db.membership.count({ where: { userId, role: "owner" } });
 }
 
-/** The ids and names of the user's projects, in the order they joined them. */
-export async function listProjectsOfUser(userId: string): Promise<{ id: string; name: string }[]> {
-  const rows = await prisma.membership.findMany({ where: { userId }, select: { project: { select: { id: true, name: true } } }, orderBy: { createdAt: "asc" } });
-  return rows.map((r) => r.project);
-}
-
-/** Subquery: the user's grants (project_id, role), one row per project. */
+/** Subquery: the user's grants (project_id, role, and created_at: when they joined), one row per project. */
 export function grantsOfUser(userId: string) {
-  return expressionBuilder<DB, never>().selectFrom("memberships").select(["project_id", "role"]).where("user_id", "=", userId);
+  return expressionBuilder<DB, never>().selectFrom("memberships").select(["project_id", "role", "created_at"]).where("user_id", "=", userId);
 }
 
 /** A project's members, owners first, then by when they joined. */
