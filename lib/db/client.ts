@@ -27,16 +27,31 @@ export function databaseUrl(): string {
   return url;
 }
 
+/** The message of the error a query gets when its deadline passes (pg's own, which lib/db/errors.ts recognises). */
+const READ_TIMEOUT = "Query read timeout";
+
 /**
- * A connection whose query missed its deadline is closed, not reused: the
- * server may still be running it, or be frozen, and the wire state is
- * unknown. (node-postgres alone would hand it back to the pool, and Prisma,
- * whose ROLLBACK then also times out, would hand it back inside the open
- * transaction, for the next request to write into.)
+ * A client whose queries have a deadline (`deadlineMs`, from the pool's
+ * options), after which its connection is closed, not reused: the server may
+ * still be running the query, or be frozen, and the wire state is unknown.
+ * Every query on it then fails with pg's "Query read timeout". (node-postgres
+ * alone would hand it back to the pool, and Prisma, whose ROLLBACK then also
+ * times out, would hand it back inside the open transaction, for the next
+ * request to write into.)
+ *
+ * The deadline is this class's own timer, which holds the client only,
+ * rather than pg's `query_timeout`, whose timer's closure holds the query:
+ * with it, answers stayed reachable long after they were read, and each of
+ * the young generation's collections copied 15-25 MB of them instead of 1-2
+ * (docs/performance.md#the-summarys-young-generation-and-a-split-statement-2026-11-28-morning).
  */
 class DeadlineClient extends pg.Client {
-  constructor(config?: string | pg.ClientConfig) {
+  private readonly deadlineMs: number | null;
+  private readonly expire = () => (this as unknown as { connection: { stream: { destroy(error: Error): void } } }).connection.stream.destroy(new Error(READ_TIMEOUT));
+
+  constructor(config?: string | (pg.ClientConfig & { deadlineMs?: number })) {
     super(config);
+    this.deadlineMs = typeof config === "object" && config.deadlineMs ? config.deadlineMs : null;
     // A connection lost while the client is checked out (a Kysely
     // transaction between statements) emits 'error' with nobody listening,
     // which would crash the process; the next query on it fails instead,
@@ -46,24 +61,31 @@ class DeadlineClient extends pg.Client {
 
   // @ts-expect-error pg's overloads: every form is passed through unchanged.
   override query(config: unknown, values?: unknown, callback?: unknown): unknown {
-    const close = (error: unknown) => {
-      if ((error as Error | undefined)?.message === "Query read timeout") this.end().catch(() => {});
+    const own = Boolean(config && typeof (config as { submit?: unknown }).submit === "function");
+    // pg's own promise form kept its answers reachable too (measured with no
+    // deadline at all): the promise is made here, around the callback form.
+    if (!own && typeof values !== "function" && typeof callback !== "function") {
+      return new Promise((resolve, reject) => this.query(config, values, (error: unknown, result: unknown) => (error ? reject(error) : resolve(result))));
+    }
+    // A query object of its own (submit) settles through its own events: no deadline is kept for it.
+    const timer = this.deadlineMs && !own ? setTimeout(this.expire, this.deadlineMs) : null;
+    const settle = (error: unknown) => {
+      if (timer) clearTimeout(timer);
+      if ((error as Error | undefined)?.message === READ_TIMEOUT) this.end().catch(() => {});
     };
     if (typeof values === "function") {
       const done = values as (e: unknown, r: unknown) => void;
-      values = (e: unknown, r: unknown) => (close(e), done(e, r));
+      values = (e: unknown, r: unknown) => (settle(e), done(e, r));
     } else if (typeof callback === "function") {
       const done = callback as (e: unknown, r: unknown) => void;
-      callback = (e: unknown, r: unknown) => (close(e), done(e, r));
+      callback = (e: unknown, r: unknown) => (settle(e), done(e, r));
     }
-    const result = (super.query as (...args: unknown[]) => unknown)(config, values, callback) as { catch?: unknown } | undefined;
-    if (result && typeof result.catch === "function") {
-      return (result as Promise<unknown>).catch((error: unknown) => {
-        close(error);
-        throw error;
-      });
+    try {
+      return (super.query as (...args: unknown[]) => unknown)(config, values, callback);
+    } catch (error) {
+      settle(error);
+      throw error;
     }
-    return result;
   }
 }
 
@@ -109,7 +131,7 @@ function createDb(): Db {
     // and each query. A frozen or restarting database answers 503 within
     // them instead of holding requests (lib/db/errors.ts).
     connectionTimeoutMillis: Math.min(connectTimeoutMs, clientDeadlineMs(queryTimeoutMs)),
-    query_timeout: clientDeadlineMs(queryTimeoutMs),
+    deadlineMs: clientDeadlineMs(queryTimeoutMs),
     keepAlive: true,
     // Kept for minutes, not seconds: a new connection's first statements on
     // each table are slower (its catalog caches), and a summary spreads over

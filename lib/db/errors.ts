@@ -61,7 +61,7 @@ export function isRetryableConflict(error: unknown, depth = 0): boolean {
 }
 
 /**
- * The client stopped waiting for an answer (pg's query_timeout) while the
+ * The client stopped waiting for an answer (its deadline, lib/db/client.ts) while the
  * statement may still have reached the database: its outcome is unknown,
  * unlike a refused connection or a statement the server cancelled.
  */
