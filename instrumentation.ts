@@ -5,7 +5,8 @@
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   const { installHttpGuard } = await import("@/lib/edge/node-guard");
-  installHttpGuard();
+  // Ingest beside Next.js in production only: `next dev` keeps recompiling the routes as they change.
+  installHttpGuard({ directIngest: process.env.NODE_ENV === "production" });
   const { checkSettingsAtStart } = await import("@/lib/config/startup");
   checkSettingsAtStart();
   // The schedule of background work (lib/schedule/schedule.ts): alert delivery,

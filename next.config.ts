@@ -1,14 +1,6 @@
 import type { NextConfig } from "next";
 import { PHASE_PRODUCTION_SERVER } from "next/constants";
-
-// Headers of every page and answer. The Content-Security-Policy (with a
-// per-response script nonce) and HSTS are set by proxy.ts.
-const securityHeaders = [
-  { key: "X-Content-Type-Options", value: "nosniff" },
-  { key: "X-Frame-Options", value: "DENY" },
-  { key: "Referrer-Policy", value: "strict-origin-when-cross-origin" },
-  { key: "Permissions-Policy", value: "camera=(), microphone=(), geolocation=(), payment=(), usb=()" },
-];
+import { SECURITY_HEADERS } from "./lib/edge/security-headers";
 
 export default function nextConfig(phase: string): NextConfig {
   return {
@@ -35,7 +27,7 @@ export default function nextConfig(phase: string): NextConfig {
     },
     async headers() {
       return [
-        { source: "/:path*", headers: securityHeaders },
+        { source: "/:path*", headers: [...SECURITY_HEADERS] },
         // Pages whose URL carries a single-use token: never leak it in a Referer.
         { source: "/signin/confirm", headers: [{ key: "Referrer-Policy", value: "no-referrer" }] },
         { source: "/invitations/:token", headers: [{ key: "Referrer-Policy", value: "no-referrer" }] },

@@ -15,12 +15,15 @@
  *   500); the absolute form (`GET http://host/path`) is served as its path
  *   (Next.js redirected to the host it named); the asterisk form is
  *   `OPTIONS *` (204 with Allow) or a 404 (Next.js threw "Invalid URL").
+ * - In production, the ingest routes' POSTs are served here, with the route
+ *   files' own handlers (lib/edge/direct-ingest.ts).
  */
 import http from "node:http";
 import type { Duplex } from "node:stream";
 import { CLIENT_ADDRESS_HEADER, trustClientAddressHeader } from "@/lib/http/client-address";
 import { errors } from "@/lib/http/errors";
 import { problemParts } from "@/lib/edge/problem";
+import { serveIngestDirectly } from "@/lib/edge/direct-ingest";
 
 export const SERVED_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
 const served = new Set<string>(SERVED_METHODS);
@@ -60,15 +63,21 @@ export function originFormTarget(target: string): string | null {
 }
 
 const installed = Symbol.for("telltale.httpGuard");
+type GuardOptions = { directIngest?: boolean };
 
 function ignoreConnect(): void {
   // answered in emit (installHttpGuard)
 }
 
-export function installHttpGuard(): void {
-  const proto = http.Server.prototype as http.Server & { [installed]?: boolean };
-  if (proto[installed]) return;
-  proto[installed] = true;
+/** `directIngest`: serve the ingest routes here (lib/edge/direct-ingest.ts) rather than through Next.js. */
+export function installHttpGuard(options: GuardOptions = {}): void {
+  const proto = http.Server.prototype as http.Server & { [installed]?: GuardOptions };
+  // Installed once per process; a later call (a test) changes only the options.
+  if (proto[installed]) {
+    proto[installed] = { ...options };
+    return;
+  }
+  proto[installed] = { ...options };
   trustClientAddressHeader();
   const emit = proto.emit;
   proto.emit = function (this: http.Server, event: string | symbol, ...args: unknown[]): boolean {
@@ -97,6 +106,7 @@ export function installHttpGuard(): void {
         return true;
       }
       req.url = target;
+      if (proto[installed]?.directIngest && serveIngestDirectly(req, res)) return true;
     } else if (event === "connect") {
       // CONNECT has no request/response pair: answer on the raw socket.
       const [, socket] = args as [http.IncomingMessage, Duplex];

@@ -23,7 +23,7 @@ import type { ProjectRole } from "@/lib/auth/roles";
 import { projectParamsSchema } from "@/lib/projects/schemas";
 
 type RouteContext<P> = { params: Promise<P> };
-type Handler = (request: Request, ctx: RouteContext<Record<string, string | string[]>>) => Promise<Response>;
+export type Handler = (request: Request, ctx: RouteContext<Record<string, string | string[]>>) => Promise<Response>;
 
 type Schema = z.ZodType | undefined;
 type Out<S extends Schema> = S extends z.ZodType ? z.output<S> : undefined;

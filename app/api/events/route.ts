@@ -1,12 +1,9 @@
-import { ingestBody, ingestEvent, ingestRateLimit, parseEventBody } from "@/lib/ingest/ingest";
-import { idempotencyKeyOf } from "@/lib/http/input";
-import { apiKeyRoute, created, otherMethods } from "@/lib/edge/route";
+import { otherMethods } from "@/lib/edge/route";
+import { postEvent } from "@/lib/edge/ingest-routes";
 
 export const dynamic = "force-dynamic";
 
 /** POST /api/events: one event, authenticated by the project's API key. */
-export const POST = apiKeyRoute({ read: ingestBody.single, rateLimit: ingestRateLimit }, async ({ request, key, body }) =>
-  created(await ingestEvent(key, parseEventBody(body), { idempotencyKey: idempotencyKeyOf(request) })),
-);
+export const POST = postEvent;
 
 export const { GET, PUT, PATCH, DELETE } = otherMethods("POST");
