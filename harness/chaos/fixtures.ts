@@ -86,12 +86,12 @@ export async function query<R extends pg.QueryResultRow>(url: string, text: stri
 
 /**
  * What no refused request may change: the protected projects, their active
- * keys, the scratch project's member and invitation, the invitation to the
+ * API keys (not the DSN's public key, which reading a project may create), the scratch project's member and invitation, the invitation to the
  * other project. Compared before and after the fuzz phase.
  */
 export async function protectedState(url: string, f: Fixtures): Promise<Record<string, string>> {
   const projects = await query<{ id: string }>(url, "SELECT id FROM projects WHERE id = ANY($1) ORDER BY id", [[f.main.id, f.other.id, f.scratch.id]]);
-  const keys = await query<{ project_id: string; hash: string }>(url, "SELECT project_id, hash FROM api_keys WHERE revoked_at IS NULL AND project_id = ANY($1) ORDER BY project_id", [[f.main.id, f.other.id, f.scratch.id]]);
+  const keys = await query<{ project_id: string; hash: string }>(url, "SELECT project_id, hash FROM api_keys WHERE revoked_at IS NULL AND kind = 'secret' AND project_id = ANY($1) ORDER BY project_id", [[f.main.id, f.other.id, f.scratch.id]]);
   const members = await query<{ project_id: string; user_id: string; role: string }>(url, "SELECT project_id, user_id, role::text FROM memberships WHERE project_id = ANY($1) ORDER BY project_id, user_id", [[f.main.id, f.other.id, f.scratch.id]]);
   const invitations = await query<{ id: string; accepted: boolean; revoked: boolean }>(url, "SELECT id, accepted_at IS NOT NULL AS accepted, revoked_at IS NOT NULL AS revoked FROM invitations WHERE id = ANY($1) ORDER BY id", [[f.scratch.invitationId, f.inviteId]]);
   const state: Record<string, string> = {};

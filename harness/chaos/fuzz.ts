@@ -158,7 +158,9 @@ export function checkAnswer(entry: CorpusEntry, path: string, answer: HttpAnswer
 function sentEvents(body: Buffer | undefined): SentEvent[] {
   if (!body) return [];
   try {
-    const parsed = JSON.parse(body.toString("utf8").replace(/^\ufeff/, "")) as { events?: SentEvent[] } & SentEvent;
+    const parsed = JSON.parse(body.toString("utf8").replace(/^\ufeff/, "")) as ({ events?: SentEvent[] } & SentEvent) | SentEvent[];
+    // A batch is {"events": [...]} or the bare array.
+    if (Array.isArray(parsed)) return parsed;
     return Array.isArray(parsed.events) ? parsed.events : [parsed];
   } catch {
     return [];

@@ -109,7 +109,11 @@ function snapshotBuild(): string {
     const after = fs.readFileSync(path.join(source, "BUILD_ID"), "utf8");
     if (before === after && fs.readFileSync(path.join(dir, ".next", "BUILD_ID"), "utf8") === before) {
       fs.symlinkSync(path.join(ROOT, "node_modules"), path.join(dir, "node_modules"));
-      for (const file of ["package.json", "next.config.ts"]) fs.copyFileSync(path.join(ROOT, file), path.join(dir, file));
+      // next start reads next.config.ts, and with it the file it imports.
+      for (const file of ["package.json", "next.config.ts", "lib/edge/security-headers.ts"]) {
+        fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+        fs.copyFileSync(path.join(ROOT, file), path.join(dir, file));
+      }
       return dir;
     }
     fs.rmSync(dir, { recursive: true, force: true });

@@ -1,3 +1,4 @@
+import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { logger } from "@/lib/log";
 import { CHANNELS, channelName, targetLabel } from "@/lib/alerts/channels";
 import type { SendOutcome } from "@/lib/alerts/channels/types";
@@ -141,7 +142,12 @@ async function sendFairly(claimed: ClaimedDelivery[], pass: Pass): Promise<void>
       if (!outcome.ok && outcome.unreachable) pass.unreachable.add(row.rule.id);
       await record(row, outcome, target, pass);
     })()
-      .catch((error: unknown) => logger.error("recording an alert delivery failed", { deliveryId: row.id, error: error instanceof Error ? error.message.slice(0, 200) : String(error) }))
+      .catch((error: unknown) => {
+        // The database away (an outage, answered 503 and logged elsewhere): the claim lapses and
+        // the delivery is tried again once it is back; not a fault of this delivery.
+        const log = isDatabaseUnavailable(error) ? logger.warn : logger.error;
+        log("recording an alert delivery failed", { deliveryId: row.id, error: error instanceof Error ? error.message.slice(0, 200) : String(error) });
+      })
       .finally(() => {
         inFlight.set(row.projectId, inFlight.get(row.projectId)! - 1);
         running.delete(sending);

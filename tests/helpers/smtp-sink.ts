@@ -25,6 +25,9 @@ export async function listenSmtpSink(onMail: (mail: ReceivedMail) => void): Prom
     server.once("error", reject);
     server.listen(0, "127.0.0.1", () => resolve());
   });
+  // A sender that dies mid-conversation (the chaos run SIGKILLs the server) resets its
+  // connection: SMTPServer re-emits that on itself, and unheard it would end this process.
+  server.on("error", () => {});
   const address = server.server.address();
   if (!address || typeof address === "string") throw new Error("SMTP sink: no port");
   return { port: address.port, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };

@@ -144,6 +144,18 @@ describe("ingest beside Next.js", () => {
     ]);
   });
 
+  it("lets a client still sending a refused body read its answer (not a reset)", async () => {
+    const p = await makeProject("direct-refused");
+    // Too large (the route reads and refuses it), and unauthenticated (the route never reads it).
+    for (const [key, status, code] of [
+      [p.apiKey, 413, "payload_too_large"],
+      ["tlt_forged", 401, "invalid_api_key"],
+    ] as const) {
+      const answer = await sendLargeBody(`${base}/api/events`, key, `{"projectId":"${p.id}","level":"error","message":"`, 16 * 1024 * 1024);
+      expect([answer.status, answer.code], String(status)).toEqual([status, code]);
+    }
+  });
+
   it("survives a client that hangs up mid-body, stores nothing of it, and serves the next request", async () => {
     const p = await makeProject("direct-hangup");
     const body = JSON.stringify(event(p.id, "never complete"));
@@ -161,6 +173,34 @@ describe("ingest beside Next.js", () => {
     expect(await countEvents(p.id)).toBe(1);
   });
 });
+
+/** POSTs `prefix` then `bytes` of filler in 16 KiB writes, as a client that keeps sending after an early answer; resolves with the answer. */
+function sendLargeBody(url: string, key: string, prefix: string, bytes: number) {
+  return new Promise<{ status: number; code: string }>((resolve, reject) => {
+    const request = http.request(url, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${key}` } });
+    request.on("error", reject);
+    request.on("response", (response) => {
+      let text = "";
+      response.on("data", (d: Buffer) => (text += d.toString()));
+      response.on("end", () => {
+        resolve({ status: response.statusCode ?? 0, code: (JSON.parse(text) as { code: string }).code });
+        request.destroy(); // the rest of the body is not needed
+      });
+    });
+    const chunk = Buffer.alloc(16 * 1024, "x");
+    let written = 0;
+    request.write(prefix);
+    const more = () => {
+      while (written < bytes) {
+        written += chunk.length;
+        if (request.destroyed) return;
+        if (!request.write(chunk)) return void request.once("drain", more);
+      }
+      request.end('"}');
+    };
+    more();
+  });
+}
 
 /** Exact bytes on a socket; resolves with everything read until the server closes. */
 function rawExchange(bytes: string): Promise<string> {
