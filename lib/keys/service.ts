@@ -143,10 +143,11 @@ async function lookUpKey(key: string, address: string, kind: KeyKind): Promise<C
   }
   // Registered before any await, so concurrent requests with this key wait for it.
   const attempt = reserveAndFind(hash, clientAddress);
-  lookupsInFlight.set(
-    hash,
-    attempt.then((a) => ("entry" in a ? a.entry : undefined)).finally(() => lookupsInFlight.delete(hash)),
-  );
+  const shared = attempt.then((a) => ("entry" in a ? a.entry : undefined)).finally(() => lookupsInFlight.delete(hash));
+  // A failed lookup (the database away) is this request's to answer, below; with no other
+  // request waiting on it, the shared copy's rejection would go unhandled.
+  shared.catch(() => {});
+  lookupsInFlight.set(hash, shared);
   const outcome = await attempt;
   if ("refusal" in outcome) throw outcome.refusal;
   if (!outcome.entry || outcome.entry.kind !== kind) throw errors.invalidApiKey();
