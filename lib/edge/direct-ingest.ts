@@ -3,8 +3,8 @@
  * before Next.js sees them (lib/edge/node-guard.ts calls this first).
  *
  * Why: Next.js's own work per request (its router, request stores, the
- * answer's web stream) costs a 4.9 KB event about as much CPU again as all of
- * the app's own ingest code; ingestion is the one path where that decides
+ * answer's web stream) cost a 4.9 KB event about twice the CPU of all of the
+ * app's own ingest code; ingestion is the one path where that decides
  * how many events a core takes (docs/performance.md, "Ingest beside
  * Next.js"). The handlers are the route files' own (lib/edge/ingest-routes.ts):
  * the same web Request in, the same Response out, the same headers as

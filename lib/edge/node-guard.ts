@@ -73,11 +73,9 @@ function ignoreConnect(): void {
 export function installHttpGuard(options: GuardOptions = {}): void {
   const proto = http.Server.prototype as http.Server & { [installed]?: GuardOptions };
   // Installed once per process; a later call (a test) changes only the options.
-  if (proto[installed]) {
-    proto[installed] = { ...options };
-    return;
-  }
+  const first = !proto[installed];
   proto[installed] = { ...options };
+  if (!first) return;
   trustClientAddressHeader();
   const emit = proto.emit;
   proto.emit = function (this: http.Server, event: string | symbol, ...args: unknown[]): boolean {
