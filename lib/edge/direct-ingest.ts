@@ -11,8 +11,13 @@
  * Next.js would add (next.config.ts's security headers). Anything this does
  * not take (another method, another path, a request the web Request refuses)
  * goes on to Next.js unchanged.
+ *
+ * An answer that goes out before the request's body was read (a 401 before
+ * reading, a 413 partway) closes its connection by lingering: see
+ * closeAfterAnswer.
  */
 import type http from "node:http";
+import type net from "node:net";
 import { randomUUID } from "node:crypto";
 import { Readable } from "node:stream";
 import { errorToResponse } from "@/lib/edge/problem";
@@ -52,8 +57,8 @@ export function serveIngestDirectly(req: http.IncomingMessage, res: http.ServerR
   answered
     // The handlers turn every error into an answer; this is a fault of the path itself.
     .then(
-      (response) => send(res, response),
-      (error: unknown) => send(res, errorToResponse(error, randomUUID())),
+      (response) => send(req, res, response),
+      (error: unknown) => send(req, res, errorToResponse(error, randomUUID())),
     )
     .catch((error: unknown) => {
       logger.error("direct ingest: answer failed", { error: error instanceof Error ? error.message.slice(0, 200) : String(error) });
@@ -72,7 +77,7 @@ function headersOf(req: http.IncomingMessage): Headers {
   return headers;
 }
 
-async function send(res: http.ServerResponse, response: Response): Promise<void> {
+async function send(req: http.IncomingMessage, res: http.ServerResponse, response: Response): Promise<void> {
   const body = response.body ? Buffer.from(await response.arrayBuffer()) : null;
   if (res.destroyed) return;
   res.statusCode = response.status;
@@ -80,5 +85,60 @@ async function send(res: http.ServerResponse, response: Response): Promise<void>
   for (const [name, value] of response.headers) if (name !== "set-cookie") res.setHeader(name, value);
   const cookies = response.headers.getSetCookie();
   if (cookies.length) res.setHeader("set-cookie", cookies);
+  if (!req.complete) closeAfterAnswer(req, res);
   res.end(body);
+}
+
+/**
+ * How long and how much a connection answered before its request's body was
+ * read goes on reading (and dropping) what the client still sends before it
+ * closes, whichever ends first. The bytes cover what a client can have in
+ * flight when its answer arrives: its socket's send buffer and our receive
+ * buffer (Linux's default ceilings are 4 and 6 MiB). The time covers the
+ * answer's round trip on a slow link, as Apache's 2 s linger does; past
+ * either, a client still sending was told to stop and gets the reset.
+ */
+const LINGER_MAX_BYTES = 8 * 1024 * 1024;
+const LINGER_MAX_MS = 2_000;
+
+/**
+ * The rest of an unread body is still on the connection: it cannot carry
+ * another request, and Node does not drain it (the body's web stream
+ * consumed the request), so keep-alive would stall it until a timeout. The
+ * answer says `Connection: close` and the connection closes as nginx's and
+ * Apache's "lingering close" does: the answer, then our FIN, then reading
+ * and dropping what the client still sends (linger). Closing at once would
+ * reset the connection while unread bytes are in it, and a reset can discard
+ * the answer before the client reads it.
+ */
+function closeAfterAnswer(req: http.IncomingMessage, res: http.ServerResponse): void {
+  const socket = req.socket;
+  res.setHeader("connection", "close");
+  // Node ends a `Connection: close` answer's socket with destroySoon() once the
+  // answer is written (resOnFinish in node's lib/_http_server.js), which is that
+  // reset: here it only half-closes, and linger() closes.
+  socket.destroySoon = () => void socket.end();
+  res.once("finish", () => linger(req, socket));
+}
+
+/** Reads and drops the rest of `req`'s body, then closes: at its end, the client's FIN, or the linger's bounds. */
+function linger(req: http.IncomingMessage, socket: net.Socket): void {
+  if (socket.destroyed) return;
+  // With the body complete nothing of the request is left unread: closing now
+  // is a clean FIN, not a reset (and at its end below, likewise).
+  if (req.complete) return void socket.destroy();
+  const close = () => socket.destroy();
+  const timer = setTimeout(close, LINGER_MAX_MS).unref();
+  socket.once("close", () => clearTimeout(timer));
+  socket.once("end", close);
+  req.once("end", close);
+  let left = LINGER_MAX_BYTES;
+  // As Node's own req._dump(): the handler's body stream takes no more data,
+  // and the request flows into nothing.
+  req.removeAllListeners("data");
+  req.on("data", (chunk: Buffer) => {
+    left -= chunk.length;
+    if (left < 0) close();
+  });
+  req.resume();
 }

@@ -4,6 +4,7 @@
  * whose own listener stands for Next.js and records what reaches it.
  */
 import http from "node:http";
+import { once } from "node:events";
 import net from "node:net";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -27,6 +28,9 @@ beforeAll(async () => {
     req.resume();
     res.writeHead(299, { "content-type": "text/plain" }).end("next");
   });
+  // Past the test timeout: a connection the server leaves open hangs its test rather than closing on a timer.
+  server.keepAliveTimeout = 600_000;
+  server.requestTimeout = 600_000;
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   base = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
 });
@@ -156,6 +160,43 @@ describe("ingest beside Next.js", () => {
     }
   });
 
+  it("closes the connection of an early answer, by lingering, though the client keeps it open and stops sending", async () => {
+    const p = await makeProject("direct-linger");
+    // Chunked bodies that never end: refused unauthenticated before any is read, and too large once decoded.
+    const cases = [
+      { status: 401, code: "invalid_api_key", key: "tlt_forged", headers: "", chunk: Buffer.from(JSON.stringify(event(p.id, "never complete")).slice(0, 20)) },
+      { status: 413, code: "payload_too_large", key: p.apiKey, headers: "Content-Encoding: gzip\r\n", chunk: gzipSync(Buffer.alloc(20_000_000, 32)) },
+    ];
+    await Promise.all(
+      cases.map(async (c) => {
+        const { client, serverSide } = await connectRaw();
+        const finOfServer = once(client, "end");
+        const closedByServer = once(serverSide, "close");
+        client.write(`POST /api/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAuthorization: Bearer ${c.key}\r\n${c.headers}Transfer-Encoding: chunked\r\n\r\n`);
+        client.write(Buffer.concat([Buffer.from(`${c.chunk.length.toString(16)}\r\n`), c.chunk, Buffer.from("\r\n")]));
+        const answer = await readAnswer(client);
+        expect([answer.status, (JSON.parse(answer.body) as { code: string }).code, answer.headers.connection], String(c.status)).toEqual([c.status, c.code, "close"]);
+        await finOfServer;
+        await closedByServer;
+        expect(client.destroyed, "the client's side is still open").toBe(false);
+        client.destroy();
+      }),
+    );
+  });
+
+  it("keeps the connection of a request whose body was read for the next request", async () => {
+    const p = await makeProject("direct-keep-alive");
+    const { client } = await connectRaw();
+    for (const message of ["first on the connection", "second on the connection"]) {
+      const body = JSON.stringify(event(p.id, message));
+      client.write(`POST /api/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAuthorization: Bearer ${p.apiKey}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+      const answer = await readAnswer(client);
+      expect([answer.status, answer.headers.connection], message).toEqual([201, "keep-alive"]);
+    }
+    client.destroy();
+    expect(await countEvents(p.id)).toBe(2);
+  });
+
   it("survives a client that hangs up mid-body, stores nothing of it, and serves the next request", async () => {
     const p = await makeProject("direct-hangup");
     const body = JSON.stringify(event(p.id, "never complete"));
@@ -199,6 +240,54 @@ function sendLargeBody(url: string, key: string, prefix: string, bytes: number) 
       request.end('"}');
     };
     more();
+  });
+}
+
+/** A raw connection that stays open until the test ends it (allowHalfOpen), and the server's side of it. */
+async function connectRaw(): Promise<{ client: net.Socket; serverSide: net.Socket }> {
+  // Listening before connecting: the server may accept before the client hears it connected.
+  const serverSide = new Promise<net.Socket>((resolve) => {
+    const onConnection = (socket: net.Socket) => {
+      if (socket.remotePort !== client.localPort) return;
+      server.off("connection", onConnection);
+      resolve(socket);
+    };
+    server.on("connection", onConnection);
+  });
+  const client = net.connect({ port: Number(new URL(base).port), host: "127.0.0.1", allowHalfOpen: true });
+  await once(client, "connect");
+  return { client, serverSide: await serverSide };
+}
+
+type RawAnswer = { status: number; headers: Record<string, string>; body: string };
+
+/** The next answer on a raw connection: its head, and its body by Content-Length. */
+function readAnswer(socket: net.Socket): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    let read = Buffer.alloc(0);
+    const onData = (data: Buffer) => {
+      read = Buffer.concat([read, data]);
+      const headEnd = read.indexOf("\r\n\r\n");
+      if (headEnd < 0) return;
+      const [statusLine = "", ...lines] = read.subarray(0, headEnd).toString("latin1").split("\r\n");
+      const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(":")).toLowerCase(), line.slice(line.indexOf(":") + 1).trim()]));
+      const bodyEnd = headEnd + 4 + Number(headers["content-length"] ?? 0);
+      if (read.length < bodyEnd) return;
+      done();
+      resolve({ status: Number(statusLine.split(" ")[1]), headers, body: read.subarray(headEnd + 4, bodyEnd).toString() });
+    };
+    const onEnd = () => {
+      done();
+      reject(new Error(`the connection ended before a whole answer: ${read.toString("latin1").slice(0, 200)}`));
+    };
+    const done = () => {
+      socket.off("data", onData);
+      socket.off("end", onEnd);
+      socket.off("error", reject);
+    };
+    socket.on("data", onData);
+    socket.on("end", onEnd);
+    socket.on("error", reject);
   });
 }
 
