@@ -73,6 +73,7 @@ async function seed(url: string): Promise<void> {
   const { storeEventsNow } = await import("@/lib/ingest/writer");
   const { refreshStaleStatistics } = await import("@/lib/db/statistics");
   const { newEventRow } = await import("@/lib/ingest/ingest");
+  const { foldTagBacklog } = await import("@/lib/issues/tag-backlog");
   const { prisma, disconnectDb } = await import("@/lib/db/client");
   const owner = await findOrCreateUserByEmail("bench@example.test");
   const project = await createProject(owner.id, "bench-prefilled");
@@ -95,6 +96,7 @@ async function seed(url: string): Promise<void> {
       );
     });
     await storeEventsNow(rows);
+    await foldTagBacklog(); // as the server's background fold would
     done += n;
     // As autovacuum would (this machine runs with it off): plans made for the
     // tables' first rows scan them whole once they have grown.
@@ -219,10 +221,20 @@ async function main() {
       return { acknowledged: ids.length, missing: ids.length - found, ids };
     }
 
+    /** When wrk stops: the ingest statements whose tag counts the server's background fold has not added yet. */
+    async function tagBacklogNow(): Promise<number> {
+      return Number((await pool.query<{ n: string }>("SELECT count(*) AS n FROM tag_count_backlog")).rows[0]!.n);
+    }
+
     /** Issue totals, per-minute, per-hour and per-day counts = the stored events; tag counts per hour = per day = the events' tags. */
     const countProblems: string[] = [];
     async function verifyCounts(after: string): Promise<string> {
       await settled();
+      // As every reader of the tag counts does: what was ingested is added to them first.
+      const { settleTagCounts } = await import("@/lib/issues/tag-backlog");
+      const { disconnectDb } = await import("@/lib/db/client");
+      await settleTagCounts();
+      await disconnectDb();
       // One snapshot for every count below.
       const client = await pool.connect();
       await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ");
@@ -289,6 +301,7 @@ async function main() {
       const req = await requests(kind);
       const loadAvg = load();
       const r = await wrk(server, { path: "/", connections, seconds: DURATION, script: req.script });
+      const backlog = await tagBacklogNow();
       const check = await unacknowledgedRows(req.idsDir, kind, req.madeAt);
       const events = kind === "batch" ? 100 : 1;
       report(name, r, loadAvg, {
@@ -298,6 +311,7 @@ async function main() {
         "2xx ids": check.acknowledged,
         "without a row": check.missing,
         ...(failures(req.idsDir) ? { failures: failures(req.idsDir) } : {}),
+        "tag backlog at the end": backlog,
         counts: await verifyCounts(name),
       });
       return { r, check };
@@ -414,6 +428,7 @@ async function main() {
       const req = await otlpRequests();
       const loadAvg = load();
       const r = await wrk(server, { path: "/", connections: 16, threads: 16, seconds: DURATION, script: req.script });
+      const backlog = await tagBacklogNow();
       await settled();
       const check = await unstoredOtlpRecords(req);
       otlpUnstored += check.missing + check.duplicated + check.refusedStored;
@@ -429,6 +444,7 @@ async function main() {
         ...(check.partial ? { partialSuccess: check.partial } : {}),
         "rows of unanswered requests": check.unanswered,
         ...(failures(req.idsDir) ? { failures: failures(req.idsDir) } : {}),
+        "tag backlog at the end": backlog,
         counts: await verifyCounts(name),
       });
       // As after a batch run: the same rows written by COPY alone.

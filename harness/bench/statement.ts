@@ -12,7 +12,10 @@
  * ticks) and the wall time per statement.
  * The same rows inserted from one JSON parameter into a table of the events
  * table's shape, nothing else, are measured the same way: the floor of
- * storing them. BENCH_SETUP_SQL runs on the clone first (an experiment:
+ * storing them. The tag counts the statements leave in the backlog are
+ * folded every BENCH_FOLD_EVERY runs (default 10: about what a busy
+ * server's background fold takes at once), and that CPU is printed per
+ * event too. BENCH_SETUP_SQL runs on the clone first (an experiment:
  * a dropped constraint, an index).
  */
 import fs from "node:fs";
@@ -25,6 +28,7 @@ import { ingestTemplateName } from "@/harness/bench/workload";
 const PREFILL = Number(process.env.BENCH_PREFILL ?? 1_000_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);
 const SIZES = (process.env.BENCH_SIZES ?? "16,100,1000").split(",").map(Number);
+const FOLD_EVERY = Number(process.env.BENCH_FOLD_EVERY ?? 10);
 
 process.env.TELLTALE_SECRET ??= "bench-secret-bench-secret-bench-secret-0123";
 process.env.TELLTALE_LOG ??= "silent";
@@ -62,6 +66,7 @@ async function main() {
     await probe.connect();
     const { prisma, disconnectDb } = await import("@/lib/db/client");
     const { storeEventsNow } = await import("@/lib/ingest/writer");
+    const { foldTagBacklog } = await import("@/lib/issues/tag-backlog");
     const { newEventRow } = await import("@/lib/ingest/ingest");
     const { validateEvent } = await import("@/lib/events/schema");
     const project = await prisma.project.findFirstOrThrow({ where: { name: "bench-prefilled" }, select: { id: true } });
@@ -85,7 +90,9 @@ async function main() {
     };
     // Warm-up: the prepared statement gets its generic plan from the sixth run on.
     for (let i = 0; i < 8; i++) await storeEventsNow(await rowsOf(SIZES[0]!));
+    for (let i = 0; i < 8; i++) await foldTagBacklog();
     await checkpoint();
+    const fold = { cpu: 0, events: 0, statements: 0 };
 
     const results = new Map<number, { cpu: number[]; wall: number[]; copyCpu: number[] }>(SIZES.map((s) => [s, { cpu: [], wall: [], copyCpu: [] }]));
     for (let run = 0; run < RUNS; run++) {
@@ -108,6 +115,12 @@ async function main() {
         await probe.query("INSERT INTO copy_floor SELECT * FROM jsonb_populate_recordset(null::copy_floor, $1::jsonb)", [json]);
         r.copyCpu.push((await backendsCpuMs(probe)) - copyCpu0);
       }
+      if ((run + 1) % FOLD_EVERY === 0 || run === RUNS - 1) {
+        const cpu0 = await backendsCpuMs(probe);
+        fold.statements += (await foldTagBacklog()).statements;
+        fold.cpu += (await backendsCpuMs(probe)) - cpu0;
+      }
+      fold.events += sum(SIZES);
       process.stdout.write(`\rrun ${run + 1}/${RUNS}   `);
     }
     process.stdout.write("\n");
@@ -119,6 +132,7 @@ async function main() {
     for (const [size, r] of results) {
       console.log(`| ${size} | ${fmt(perEvent(r.cpu, size))} | ${fmt(median(r.wall), 1)} (${fmt(Math.min(...r.wall), 1)}) | ${fmt(perEvent(r.copyCpu, size))} |`);
     }
+    console.log(`Folding the tag count backlog (${fold.statements} statements' rows, every ${FOLD_EVERY} runs): ${fmt((fold.cpu * 1000) / fold.events)} µs of backend CPU per event, all sizes.`);
     console.log("(CPU is counted in 10 ms ticks, so it is summed over all runs of a size before dividing.)");
     await disconnectDb();
   } finally {

@@ -13,8 +13,7 @@ import {
   issueUpsertCte,
   ingestActivityCte,
   stackKeysCte,
-  tagAdmittedCte,
-  tagCountUpsertCte,
+  tagBacklogCte,
   tagRowsCte,
 } from "@/lib/issues/ingest-sql";
 import { activeKeysCte } from "@/lib/keys/ingest-sql";
@@ -69,6 +68,8 @@ export type StatementResult = {
   /** Projects this statement queued notifications for; projects with spike rules it stored events of. */
   alertProjects: Set<string>;
   spikeProjects: Set<string>;
+  /** The statement appended tag counts to the backlog (lib/issues/tag-backlog.ts). */
+  tagged: boolean;
 };
 
 /** A row decoded from the statement's `requests` parameter (see storeBatch). */
@@ -161,16 +162,15 @@ export const buildIngestStatement = () =>
     .with("hours_up", part(countUpsertCte("issue_hours")))
     .with("days_up", part(countUpsertCte("issue_days")))
     .with("tag_rows", part(tagRowsCte))
-    .with("tag_admitted", part(tagAdmittedCte))
-    .with("tag_hours_up", part(tagCountUpsertCte("issue_tag_hours")))
-    .with("tag_days_up", part(tagCountUpsertCte("issue_tag_days")))
+    .with("tag_backlog_in", part(tagBacklogCte))
     .with("alerts_queued", part(queueIssueAlertsCte))
     .with("activities_logged", part(ingestActivityCte))
     .with("spike_projects", part(spikeProjectsCte))
     .selectNoFrom(() => [
       sql<number>`(SELECT count(*)::int FROM events_in)`.as("stored"),
       sql<number>`(SELECT count(*)::int FROM counts_up) + (SELECT count(*)::int FROM hours_up) + (SELECT count(*)::int FROM days_up)
-        + (SELECT count(*)::int FROM tag_hours_up) + (SELECT count(*)::int FROM tag_days_up) + (SELECT count(*)::int FROM activities_logged)`.as("counters"),
+        + (SELECT count(*)::int FROM activities_logged)`.as("counters"),
+      sql<boolean>`EXISTS (SELECT FROM tag_backlog_in)`.as("tagged"),
       sql<string[]>`(SELECT coalesce(json_agg(DISTINCT key_id), '[]') FROM input
         WHERE (key_id, project_id) NOT IN (SELECT id, project_id FROM active_keys))`.as("refused_keys"),
       sql<{ projectId: string; key: string }[]>`(SELECT coalesce(json_agg(json_build_object('projectId', project_id, 'key', idem)), '[]')
@@ -215,6 +215,7 @@ export async function storeBatch(batch: WriteRequest[]): Promise<StatementResult
     transitions: row!.transitions,
     alertProjects: new Set(row!.alert_projects),
     spikeProjects: new Set(row!.spike_projects),
+    tagged: row!.tagged,
   };
 }
 

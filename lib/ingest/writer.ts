@@ -5,6 +5,7 @@ import { errors } from "@/lib/http/errors";
 import { GroupCommit, type Settlement } from "@/lib/ingest/group-commit";
 import { claimKey } from "@/lib/ingest/idempotency";
 import { storeBatch, type IssueTransition, type NewEvent, type StatementResult, type WriteRequest } from "@/lib/ingest/statement";
+import { foldTagBacklogSoon } from "@/lib/issues/tag-backlog";
 import { forgetApiKey } from "@/lib/keys/service";
 
 export type { NewEvent, WriteRequest } from "@/lib/ingest/statement";
@@ -48,7 +49,11 @@ function settlements(batch: WriteRequest[], result: StatementResult): Settlement
 
 function createWriter(): GroupCommit<WriteRequest, Settled> {
   return new GroupCommit<WriteRequest, Settled>({
-    commit: async (batch) => settlements(batch, await storeWithRetries(batch)),
+    commit: async (batch) => {
+      const result = await storeWithRetries(batch);
+      if (result.tagged) foldTagBacklogSoon();
+      return settlements(batch, result);
+    },
     rows: (request) => request.rows.length,
     claim: (request) => (request.idempotency ? claimKey(request.rows[0]!.projectId, request.idempotency.key) : null),
     maxInFlight: () => settings().ingest.maxConcurrentWrites,

@@ -292,6 +292,34 @@ export function tagRowsCte(qc: QueryCreator<DB & { placed: KeyedRow & { issue_id
 }
 
 /**
+ * The statement's tag rows appended to the backlog as one row of parallel
+ * arrays, rather than added to the tag count tables here: adding them
+ * (deciding which values an hour admits, then two upserts of every distinct
+ * value) was half of the statement's database work, and the backlog adds
+ * many statements' rows at once (lib/issues/tag-backlog.ts), where the same
+ * values recur.
+ */
+export function tagBacklogCte(qc: QueryCreator<DB & { tag_rows: TagRow }>) {
+  return qc
+    .insertInto("tag_count_backlog")
+    .columns(["issue_ids", "project_ids", "hours", "keys", "tag_values", "counts"])
+    .expression((eb) =>
+      eb
+        .selectFrom("tag_rows as t")
+        .select([
+          sql<string[]>`array_agg(t.issue_id)`.as("issue_ids"),
+          sql<string[]>`array_agg(t.project_id)`.as("project_ids"),
+          sql<Date[]>`array_agg(t.hour)`.as("hours"),
+          sql<string[]>`array_agg(t.key)`.as("keys"),
+          sql<string[]>`array_agg(t.value)`.as("tag_values"),
+          sql<number[]>`array_agg(t.n)`.as("counts"),
+        ])
+        .having(sql<boolean>`count(*) > 0`),
+    )
+    .returning(sql<number>`1`.as("one"));
+}
+
+/**
  * The statement's tag rows as the hourly counts will hold them: the values
  * an hour already holds counted as usual, new ones admitted while the
  * hour has room (MAX_TAG_VALUES_PER_BUCKET, the most frequent first), the

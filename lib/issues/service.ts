@@ -11,6 +11,7 @@ import {
   type IssueStatus,
 } from "@/lib/issues/filters";
 import { bucketCounts } from "@/lib/issues/bucket-counts";
+import { settleTagCounts } from "@/lib/issues/tag-backlog";
 import { issueHasTag } from "@/lib/issues/tag-breakdown";
 import { windowCountsQuery } from "@/lib/issues/window-counts";
 import { getIssueWorkflow, type IssueWorkflowView } from "@/lib/issues/workflow";
@@ -180,6 +181,8 @@ export async function listProjectIssues(
   const statuses = filters.status ?? ["open"];
 
   const { column, kind } = SORTS[sort];
+  // The tag filters read the tag counts: what was ingested before this call is in them first.
+  if (issueTagFilters(filters).some((tag) => tag.key !== "level")) await settleTagCounts();
   // The window's counts once (MATERIALIZED), then joined to the issues.
   const rows: IssueRecord[] = await sqlDb()
     .with(

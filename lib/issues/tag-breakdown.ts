@@ -6,6 +6,7 @@ import { BUILT_IN_TAG_KEYS, eventTagPairs } from "@/lib/events/event-tags";
 import { inRanges, type Range } from "@/lib/db/sql-values";
 import { windowSumsQuery } from "@/lib/issues/window-counts";
 import type { ProjectAccess } from "@/lib/auth/access";
+import { settleTagCounts } from "@/lib/issues/tag-backlog";
 
 /**
  * An issue's tag breakdown for any window, from the counts kept at ingest
@@ -160,6 +161,7 @@ function countedRows(access: ProjectAccess, issueId: string, split: TagWindowSpl
  */
 export async function issueTagBreakdown(access: ProjectAccess, issueId: string, window: { since: Date; until: Date | null }): Promise<IssueTagBreakdown> {
   const split = splitTagWindow(window.since.getTime(), window.until ? window.until.getTime() : Infinity);
+  await settleTagCounts();
   const [edges, levels] = await Promise.all([
     edgeCounts(access, issueId, split.edges),
     windowSumsQuery({ projectIds: [access.projectId], since: window.since, until: window.until, issueIds: [issueId] }).execute(),

@@ -1,12 +1,13 @@
 /**
  * Typed reads of the tag counts kept at ingest (issue_tag_hours,
- * issue_tag_days; written by ingest-sql.ts tagCountUpsertCte): per issue,
+ * issue_tag_days; added from the backlog by tag-backlog.ts): per issue,
  * key and value, exact for whole hours or days.
  */
 import { sql } from "kysely";
 import { sqlDb } from "@/lib/db/sql";
 import { textArray, uuidArray } from "@/lib/db/sql-values";
 import { tagProbeRows, type TagProbe } from "@/lib/events/tag-probes";
+import { settleTagCounts } from "@/lib/issues/tag-backlog";
 
 export type TagValueCount = {
   issueId: string;
@@ -35,6 +36,7 @@ export async function tagValueCounts(options: {
 }): Promise<TagValueCount[]> {
   const { projectIds, issueIds, unit, from, split, skipKeys } = options;
   if (issueIds.length === 0 || projectIds.length === 0) return [];
+  await settleTagCounts();
   // The two tables have the same shape but for the bucket column's name.
   const table = (unit === "hour" ? "issue_tag_hours" : "issue_tag_days") as "issue_tag_hours";
   const at = unit as "hour";
@@ -73,6 +75,7 @@ export async function tagValueCounts(options: {
  */
 export async function firstTagHours(probes: TagProbe[]): Promise<(Date | null)[]> {
   if (probes.length === 0) return [];
+  await settleTagCounts();
   const rows = await sqlDb()
     .selectFrom(
       tagProbeRows(probes),

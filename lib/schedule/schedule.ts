@@ -5,6 +5,7 @@ import { settings } from "@/lib/config/settings";
 import { refreshStaleStatistics } from "@/lib/db/statistics";
 import type { Job } from "@/lib/jobs/job";
 import { purgeExpiredIdempotencyKeys } from "@/lib/ingest/idempotency";
+import { foldTagBacklogWithin } from "@/lib/issues/tag-backlog";
 import { reopenExpiredIgnores } from "@/lib/issues/workflow";
 import { CRON_RETENTION_BUDGET_MS, runRetention } from "@/lib/retention/retention";
 
@@ -95,6 +96,16 @@ export const SCHEDULE = [
     budgetMs: 30_000,
     async run({ deadline, clock }) {
       const report = await refreshStaleStatistics({ deadline, clock });
+      return { report, more: !report.complete };
+    },
+  },
+  {
+    name: "tag-counts",
+    description: "tag counts ingested but not yet added to the hourly and daily tag counts (a stopped process's, or a cron-only host's)",
+    intervalMs: MINUTE,
+    budgetMs: 10_000,
+    async run({ deadline, clock }) {
+      const report = await foldTagBacklogWithin({ deadline, clock });
       return { report, more: !report.complete };
     },
   },

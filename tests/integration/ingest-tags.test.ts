@@ -7,11 +7,13 @@
 import { describe, expect, it } from "vitest";
 import { prisma } from "@/lib/db/client";
 import { MAX_TAG_VALUES_PER_BUCKET } from "@/lib/issues/ingest-sql";
+import { settleTagCounts } from "@/lib/issues/tag-backlog";
 import { makeProject, sendBatch, sendEvent } from "@/tests/helpers/ingest";
 
 type TagRow = { key: string; value: string; count: number };
 
 async function tagCounts(issueId: string, table: "issue_tag_hours" | "issue_tag_days"): Promise<TagRow[]> {
+  await settleTagCounts(); // as every reader of the tables does
   const rows =
     table === "issue_tag_hours"
       ? await prisma.issueTagHourCount.findMany({ where: { issueId }, select: { key: true, value: true, count: true } })

@@ -48,7 +48,7 @@ function gatedJob(over: Partial<Job> = {}) {
 
 describe("the schedule", () => {
   it("lists every periodic job with its interval and budget; retention runs daily; every budget fits the cron route's maxDuration", () => {
-    expect(SCHEDULE.map((j) => j.name).sort()).toEqual(["alert-log", "alerts", "idempotency-keys", "ignores", "retention", "spikes", "statistics"]);
+    expect(SCHEDULE.map((j) => j.name).sort()).toEqual(["alert-log", "alerts", "idempotency-keys", "ignores", "retention", "spikes", "statistics", "tag-counts"]);
     expect(SCHEDULE.find((j) => j.name === "retention")!.intervalMs).toBe(24 * 60 * MINUTE);
     for (const job of SCHEDULE) {
       expect(job.budgetMs).toBeGreaterThan(0);

@@ -20,6 +20,7 @@ export const TABLE_OWNERS = {
   issue_days: "lib/issues",
   issue_tag_hours: "lib/issues",
   issue_tag_days: "lib/issues",
+  tag_count_backlog: "lib/issues",
   issue_activities: "lib/issues",
   releases: "lib/releases",
   dropped_item_counts: "lib/sentry",

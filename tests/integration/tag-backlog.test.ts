@@ -1,0 +1,109 @@
+/**
+ * The tag count backlog (lib/issues/tag-backlog.ts): ingest statements leave
+ * their tag counts there, and folds add them to the hourly and daily tag
+ * counts. Counts stay exact for every reader, whatever folds run when; test
+ * files share one database, so other files' folds run beside these.
+ */
+import { describe, expect, it, vi } from "vitest";
+import { prisma } from "@/lib/db/client";
+import { validateEvent } from "@/lib/events/schema";
+import { newEventRow } from "@/lib/ingest/ingest";
+import { storeEventsNow } from "@/lib/ingest/writer";
+import { foldTagBacklog, settleTagCounts } from "@/lib/issues/tag-backlog";
+import { tagValueCounts } from "@/lib/issues/tag-counts";
+import { runJob } from "@/lib/jobs/runner";
+import { findJob } from "@/lib/schedule/schedule";
+import { makeProject, sendBatch } from "@/tests/helpers/ingest";
+
+const HOUR = 3_600_000;
+
+/** `n` rows of one issue for `project`, each with a region tag cycling through `regions`, as ingestion makes them. */
+async function rowsFor(project: { id: string }, n: number, regions = ["eu", "us", "ap"]) {
+  const key = await prisma.apiKey.findFirstOrThrow({ where: { projectId: project.id }, select: { id: true } });
+  const now = new Date();
+  return Array.from({ length: n }, (_, i) => {
+    const { event } = validateEvent({ projectId: project.id, level: "error", message: "Checkout failed", environment: "production", tags: { region: regions[i % regions.length]! } });
+    return newEventRow(event!, key.id, now);
+  });
+}
+
+/** The issue's region counts as the issue page reads them (this hour on). */
+async function regionCounts(projectId: string, issueId: string) {
+  const from = new Date(Math.floor(Date.now() / HOUR) * HOUR - HOUR);
+  const rows = await tagValueCounts({ projectIds: [projectId], issueIds: [issueId], unit: "hour", from, split: from, skipKeys: [] });
+  return Object.fromEntries(rows.filter((r) => r.key === "region").map((r) => [r.value, r.count]));
+}
+
+const backlogRowsOf = async (issueId: string) =>
+  Number((await prisma.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM tag_count_backlog WHERE ${issueId}::uuid = ANY(issue_ids)`)[0]!.n);
+
+const issueOf = async (projectId: string) => (await prisma.issue.findFirstOrThrow({ where: { projectId }, select: { id: true } })).id;
+
+describe("the tag count backlog", () => {
+  it("keeps a statement's tag counts until a reader needs them, and the reader gets them exactly", async () => {
+    const p = await makeProject("backlog-read");
+    // storeEventsNow, unlike ingestion, starts no background fold: only the read below adds them.
+    await storeEventsNow(await rowsFor(p, 7));
+    const issueId = await issueOf(p.id);
+    expect(await regionCounts(p.id, issueId)).toEqual({ eu: 3, us: 2, ap: 2 });
+    expect(await backlogRowsOf(issueId)).toBe(0);
+  });
+
+  it("stays exact while statements and folds of every kind race", async () => {
+    const p = await makeProject("backlog-race");
+    const statements = Array.from({ length: 12 }, () => rowsFor(p, 10));
+    const work: Promise<unknown>[] = [];
+    for (const [i, rows] of statements.entries()) {
+      work.push(rows.then((r) => storeEventsNow(r)));
+      // Folds that take a few rows no other fold holds, and folds that wait for the others.
+      work.push(i % 2 === 0 ? foldTagBacklog({ limit: 2 }) : settleTagCounts());
+    }
+    await Promise.all(work);
+    const issueId = await issueOf(p.id);
+    // 120 events, regions eu, us, ap in turn in each statement of 10: 4, 3, 3 each.
+    expect(await regionCounts(p.id, issueId)).toEqual({ eu: 48, us: 36, ap: 36 });
+    const perHour = await prisma.issueTagHourCount.aggregate({ where: { issueId, key: "region" }, _sum: { count: true } });
+    const perDay = await prisma.issueTagDayCount.aggregate({ where: { issueId, key: "region" }, _sum: { count: true } });
+    expect([perHour._sum.count, perDay._sum.count]).toEqual([120, 120]);
+  });
+
+  it("drops the counts of a project deleted before they were added, and adds the others'", async () => {
+    const gone = await makeProject("backlog-gone");
+    const kept = await makeProject("backlog-kept");
+    await storeEventsNow(await rowsFor(gone, 4));
+    await storeEventsNow(await rowsFor(kept, 4));
+    const goneIssue = await issueOf(gone.id);
+    await prisma.project.delete({ where: { id: gone.id } });
+    await settleTagCounts();
+    expect(await backlogRowsOf(goneIssue)).toBe(0);
+    expect(await prisma.issueTagHourCount.count({ where: { issueId: goneIssue } })).toBe(0);
+    expect(await regionCounts(kept.id, await issueOf(kept.id))).toEqual({ eu: 2, us: 1, ap: 1 });
+  });
+
+  it("is folded in the background after ingestion, without a reader", async () => {
+    const p = await makeProject("backlog-background");
+    const events = Array.from({ length: 5 }, (_, i) => ({ projectId: p.id, level: "error", message: "Background fold", tags: { region: i < 3 ? "eu" : "us" } }));
+    expect((await sendBatch(p.apiKey, { events })).status).toBe(201);
+    const issueId = await issueOf(p.id);
+    await vi.waitFor(async () => expect(await prisma.issueTagHourCount.findMany({ where: { issueId, key: "region" }, select: { value: true, count: true }, orderBy: { value: "asc" } })).toEqual([
+      { value: "eu", count: 3 },
+      { value: "us", count: 2 },
+    ]), { timeout: 60_000, interval: 50 });
+  });
+
+  it("is folded by the schedule's tag-counts job (what a stopped process left)", async () => {
+    const p = await makeProject("backlog-job");
+    await storeEventsNow(await rowsFor(p, 3));
+    const issueId = await issueOf(p.id);
+    const run = await runJob(findJob("tag-counts")!, { force: true });
+    expect(run.error).toBeUndefined();
+    expect(run.report).toMatchObject({ complete: true });
+    expect(await backlogRowsOf(issueId)).toBe(0);
+    const rows = await prisma.issueTagDayCount.findMany({ where: { issueId, key: "region" }, select: { value: true, count: true }, orderBy: { value: "asc" } });
+    expect(rows).toEqual([
+      { value: "ap", count: 1 },
+      { value: "eu", count: 1 },
+      { value: "us", count: 1 },
+    ]);
+  });
+});
