@@ -73,7 +73,7 @@ async function seed(url: string): Promise<void> {
   const { storeEventsNow } = await import("@/lib/ingest/writer");
   const { refreshStaleStatistics } = await import("@/lib/db/statistics");
   const { newEventRow } = await import("@/lib/ingest/ingest");
-  const { foldTagBacklog } = await import("@/lib/issues/tag-backlog");
+  const { settleTagCounts } = await import("@/lib/issues/tag-backlog");
   const { prisma, disconnectDb } = await import("@/lib/db/client");
   const owner = await findOrCreateUserByEmail("bench@example.test");
   const project = await createProject(owner.id, "bench-prefilled");
@@ -96,7 +96,7 @@ async function seed(url: string): Promise<void> {
       );
     });
     await storeEventsNow(rows);
-    await foldTagBacklog(); // as the server's background fold would
+    await settleTagCounts(); // as the server's background fold would
     done += n;
     // As autovacuum would (this machine runs with it off): plans made for the
     // tables' first rows scan them whole once they have grown.

@@ -47,17 +47,18 @@ export function placeholder<T>(name: string): RawBuilder<T> {
  * A statement built and compiled once, run many times as a prepared
  * statement: the hot ingest statement is tens of CTEs, and building it per
  * flush would cost more than sending it. Its `placeholder()`s are filled by
- * name on each run.
+ * name on each run. `on`: run it on that connection (inside its
+ * transaction), unnamed, rather than prepared on the pool.
  */
-export function statementOnce<Q extends Compilable, P extends string>(build: () => Q): (values: Record<P, unknown>) => Promise<InferResult<Q>> {
+export function statementOnce<Q extends Compilable, P extends string>(build: () => Q): (values: Record<P, unknown>, on?: pg.ClientBase) => Promise<InferResult<Q>> {
   let compiled: { sql: string; slots: (Placeholder | { value: unknown })[] } | null = null;
-  return async (values) => {
+  return async (values, on) => {
     if (!compiled) {
       const query = build().compile();
       compiled = { sql: query.sql, slots: query.parameters.map((p) => (p instanceof Placeholder ? p : { value: p })) };
     }
     const parameters = compiled.slots.map((slot) => (slot instanceof Placeholder ? values[slot.name as P] : slot.value));
-    const { rows } = await queryPrepared(compiled.sql, parameters);
+    const { rows } = on ? await on.query(compiled.sql, parameters) : await queryPrepared(compiled.sql, parameters);
     return rows as InferResult<Q>;
   };
 }

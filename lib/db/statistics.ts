@@ -14,6 +14,15 @@ import { sqlDb } from "@/lib/db/sql";
 const ANALYZE_BASE_THRESHOLD = 50;
 const ANALYZE_SCALE_FACTOR = 0.1;
 
+/** VACUUMs `table` where autovacuum is off (the embedded database): for a queue table whose rows are all deleted soon after they are added. */
+export async function vacuumWhereAutovacuumIsOff(table: string): Promise<boolean> {
+  const db = sqlDb();
+  const { rows } = await sql<{ autovacuum: string }>`SELECT current_setting('autovacuum') AS autovacuum`.execute(db);
+  if (rows[0]?.autovacuum === "on") return false;
+  await sql`VACUUM ${sql.table(table)}`.execute(db);
+  return true;
+}
+
 export type StatisticsReport = { autovacuum: boolean; analyzed: string[]; complete: boolean };
 
 /** ANALYZEs this schema's tables that changed enough since their last analyze, unless autovacuum does it (`force`: regardless). */

@@ -302,7 +302,7 @@ export function tagRowsCte(qc: QueryCreator<DB & { placed: KeyedRow & { issue_id
 export function tagBacklogCte(qc: QueryCreator<DB & { tag_rows: TagRow }>) {
   return qc
     .insertInto("tag_count_backlog")
-    .columns(["issue_ids", "project_ids", "hours", "keys", "tag_values", "counts"])
+    .columns(["issue_ids", "project_ids", "hours", "keys", "tag_values", "counts", "tag_rows"])
     .expression((eb) =>
       eb
         .selectFrom("tag_rows as t")
@@ -313,6 +313,7 @@ export function tagBacklogCte(qc: QueryCreator<DB & { tag_rows: TagRow }>) {
           sql<string[]>`array_agg(t.key)`.as("keys"),
           sql<string[]>`array_agg(t.value)`.as("tag_values"),
           sql<number[]>`array_agg(t.n)`.as("counts"),
+          sql<number>`count(*)::int`.as("tag_rows"),
         ])
         .having(sql<boolean>`count(*) > 0`),
     )

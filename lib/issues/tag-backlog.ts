@@ -7,58 +7,72 @@
  * statement. Folding many statements' rows at once is what makes it cheap:
  * their values recur, and each distinct one is looked up and upserted once.
  *
- * Counts stay exact for readers: every read of the tag counts folds what was
- * committed before it first (settleTagCounts), waiting for a fold in
- * progress elsewhere to commit. After ingestion, a fold runs in the
- * background (foldTagBacklogSoon); the schedule's `tag-counts` job folds
- * what a stopped process left.
+ * One fold runs at a time in the whole installation (an advisory lock,
+ * taken before the fold's statement so that its snapshot includes the
+ * previous fold's counts): which values an hour admits is decided from the
+ * counts as they are. Counts stay exact for readers: every read of the tag
+ * counts first folds what was committed before it (settleTagCounts). After
+ * ingestion, a fold runs in the background (foldTagBacklogSoon); the
+ * schedule's `tag-counts` job folds what a stopped process left.
  */
+import type pg from "pg";
 import { sql } from "kysely";
-import { isForeignKeyViolation, isRetryableConflict } from "@/lib/db/errors";
+import { dbPool } from "@/lib/db/client";
+import { isClientDeadline, isForeignKeyViolation, isRetryableConflict } from "@/lib/db/errors";
 import { part, placeholder, sqlBuilder, statementOnce } from "@/lib/db/sql";
+import { vacuumWhereAutovacuumIsOff } from "@/lib/db/statistics";
 import { tagAdmittedCte, tagCountUpsertCte, type TagRow } from "@/lib/issues/ingest-sql";
 import { sendInBackground } from "@/lib/jobs/background";
 
-/** Backlog rows (one per ingest statement) one background fold takes at most. */
-export const BACKLOG_ROWS_PER_FOLD = 200;
-
-const MAX_FOLD_RETRIES = 3;
+/**
+ * Tag rows one fold takes, summed over its backlog rows (the first is taken
+ * whatever its size): about a second's work on the hosts measured, well
+ * within a statement's deadline. A fold that passes the deadline is tried
+ * again with half as many.
+ */
+export const TAG_ROWS_PER_FOLD = 20_000;
 
 /** Between background folds: lets a busy server's statements gather, so that each fold adds more of them at once. */
 const FOLD_DELAY_MS = 250;
+/** One background run folds for at most this long, then ends (the next ingestion starts another): a serverless host's after() is not held open. */
+const BACKGROUND_RUN_MS = 10_000;
+const MAX_FOLD_TRIES = 6;
+const FOLD_LOCK = "telltale:tag-count-fold";
 
-export type FoldReport = { statements: number; tagRows: number };
+export type FoldReport = { statements: number; tagRows: number; busy: boolean };
 
 /**
- * Takes backlog rows in id order (every fold locks them in the same order),
- * sums their counts per issue, hour, key and value, and adds them as ingest
- * used to: values admitted while the hour has room, the rest under "".
- * Rows of an issue deleted meanwhile (its project deleted) are dropped.
- * `skipLocked`: leave rows another fold holds to it, rather than wait.
+ * Takes backlog rows in id order up to `budget` tag rows (and, with
+ * `up_to`, ids up to it), locks their issues against deletion in id order
+ * (a project deleted meanwhile drops its rows here rather than deadlocking
+ * with the deletion's cascade), sums their counts per issue, hour, key and
+ * value, and adds them as ingest used to: values admitted while the hour
+ * has room, the rest under "".
  */
-const buildFold = (skipLocked: boolean) =>
+const runFold = statementOnce(() =>
   sqlBuilder
-    .with("picked", (qc) => {
-      const rows = qc
-        .selectFrom("tag_count_backlog")
-        .select("id")
-        .orderBy("id")
-        .limit(placeholder<number | null>("limit"))
-        .forUpdate();
-      return skipLocked ? rows.skipLocked() : rows;
-    })
+    .with(
+      "picked",
+      () => sql<{ id: string }>`(
+        SELECT id FROM (
+          SELECT id, sum(tag_rows) OVER (ORDER BY id) - tag_rows AS before
+          FROM tag_count_backlog
+          WHERE ${placeholder("up_to")}::bigint IS NULL OR id <= ${placeholder("up_to")}::bigint) w
+        WHERE before < ${placeholder("budget")}::int)`,
+    )
     .with("taken", (qc) =>
       qc
         .deleteFrom("tag_count_backlog")
         .where("id", "in", (eb) => eb.selectFrom("picked").select("picked.id"))
         .returning(["issue_ids", "project_ids", "hours", "keys", "tag_values", "counts"]),
     )
+    .with("issues_held", () => sql<{ id: string }>`(SELECT i.id FROM issues i WHERE i.id IN (SELECT unnest(t.issue_ids) FROM taken t) ORDER BY i.id FOR KEY SHARE)`)
     .with(
       "tag_rows",
       () => sql<TagRow>`(
         SELECT u.issue_id, u.project_id, u.hour, u.key, u.value, sum(u.n)::int AS n
         FROM taken t, unnest(t.issue_ids, t.project_ids, t.hours, t.keys, t.tag_values, t.counts) AS u(issue_id, project_id, hour, key, value, n)
-        WHERE EXISTS (SELECT FROM issues i WHERE i.id = u.issue_id)
+        WHERE u.issue_id IN (SELECT id FROM issues_held)
         GROUP BY 1, 2, 3, 4, 5)`,
     )
     .with("tag_admitted", part(tagAdmittedCte))
@@ -68,70 +82,111 @@ const buildFold = (skipLocked: boolean) =>
       sql<number>`(SELECT count(*)::int FROM taken)`.as("statements"),
       sql<number>`(SELECT count(*)::int FROM tag_rows)`.as("tag_rows"),
       sql<number>`(SELECT count(*)::int FROM tag_hours_up) + (SELECT count(*)::int FROM tag_days_up)`.as("upserted"),
-    ]);
+    ]),
+);
 
-const foldWaiting = statementOnce(() => buildFold(false));
-const foldSkipping = statementOnce(() => buildFold(true));
+/** One fold in its own transaction, after the fold lock: waiting for it (`wait`), or none when another fold holds it. */
+async function foldOnce(options: { wait: boolean; upTo: string | null; budget: number }): Promise<FoldReport> {
+  const client: pg.PoolClient = await dbPool().connect();
+  let failed = false;
+  try {
+    await client.query("BEGIN");
+    const lock = options.wait
+      ? await client.query<{ held: boolean }>("SELECT true AS held FROM pg_advisory_xact_lock(hashtext($1))", [FOLD_LOCK])
+      : await client.query<{ held: boolean }>("SELECT pg_try_advisory_xact_lock(hashtext($1)) AS held", [FOLD_LOCK]);
+    if (!lock.rows[0]?.held) {
+      await client.query("ROLLBACK");
+      return { statements: 0, tagRows: 0, busy: true };
+    }
+    const [row] = await runFold({ up_to: options.upTo, budget: options.budget }, client);
+    await client.query("COMMIT");
+    return { statements: row!.statements, tagRows: row!.tag_rows, busy: false };
+  } catch (error) {
+    failed = true;
+    await client.query("ROLLBACK").catch(() => {});
+    throw error;
+  } finally {
+    // A connection whose statement failed is not reused: it may be mid-protocol after a client deadline.
+    client.release(failed);
+  }
+}
 
 /**
- * Folds backlog rows into the tag count tables: all that were committed
- * before the call, waiting for other folds (`limit` unset), or at most
- * `limit` rows that no other fold holds.
+ * Folds backlog rows into the tag count tables, at most TAG_ROWS_PER_FOLD
+ * tag rows' worth (ids up to `upTo` only, when given). Without `wait`, does
+ * nothing (`busy`) while another fold runs.
  */
-export async function foldTagBacklog(options: { limit?: number } = {}): Promise<FoldReport> {
-  for (let attempt = 0; ; attempt++) {
+export async function foldTagBacklog(options: { wait?: boolean; upTo?: string | null; budget?: number } = {}): Promise<FoldReport> {
+  let budget = options.budget ?? TAG_ROWS_PER_FOLD;
+  for (let attempt = 1; ; attempt++) {
     try {
-      const [row] = options.limit === undefined ? await foldWaiting({ limit: null }) : await foldSkipping({ limit: options.limit });
-      return { statements: row!.statements, tagRows: row!.tag_rows };
+      return await foldOnce({ wait: options.wait ?? true, upTo: options.upTo ?? null, budget });
     } catch (error) {
-      // An issue deleted between the check and the upsert, or a deadlock: the fold rolled back whole, and the next try drops or passes it.
-      if (attempt >= MAX_FOLD_RETRIES || !(isForeignKeyViolation(error) || isRetryableConflict(error))) throw error;
+      if (attempt >= MAX_FOLD_TRIES) throw error;
+      if (isClientDeadline(error) || (error as { code?: unknown }).code === "57014") {
+        // Past the statement's deadline: the fold rolled back whole; half as much fits.
+        budget = Math.max(1, Math.floor(budget / 2));
+      } else if (!(isForeignKeyViolation(error) || isRetryableConflict(error))) {
+        // An issue deleted between its lock and an upsert's check, or a deadlock: the same fold, again.
+        throw error;
+      }
     }
   }
 }
 
 /** Before reading the tag counts: everything ingested before this call is in them. */
 export async function settleTagCounts(): Promise<void> {
-  await foldTagBacklog();
+  const { rows } = await dbPool().query<{ last: string | null }>("SELECT max(id)::text AS last FROM tag_count_backlog");
+  const upTo = rows[0]?.last ?? null;
+  if (upTo === null) return;
+  while ((await foldTagBacklog({ wait: true, upTo })).statements > 0);
 }
 
 /** Folds until the backlog is empty or the deadline passes (the schedule's `tag-counts` job). */
-export async function foldTagBacklogWithin(options: { deadline: number; clock: () => number }): Promise<FoldReport & { complete: boolean }> {
-  const total: FoldReport = { statements: 0, tagRows: 0 };
+export async function foldTagBacklogWithin(options: { deadline: number; clock: () => number }): Promise<{ statements: number; tagRows: number; complete: boolean }> {
+  const total = { statements: 0, tagRows: 0 };
+  let complete = false;
   while (options.clock() < options.deadline) {
-    const report = await foldTagBacklog({ limit: BACKLOG_ROWS_PER_FOLD });
+    const report = await foldTagBacklog({ wait: true });
     total.statements += report.statements;
     total.tagRows += report.tagRows;
-    if (report.statements < BACKLOG_ROWS_PER_FOLD) return { ...total, complete: true };
+    if (report.statements === 0) {
+      complete = true;
+      break;
+    }
   }
-  return { ...total, complete: false };
+  // Every ingest statement adds a row here and a fold deletes it: without autovacuum (the embedded database) the table would only grow.
+  await vacuumWhereAutovacuumIsOff("tag_count_backlog");
+  return { ...total, complete };
 }
 
-const globalForFold = globalThis as unknown as { __telltaleTagFold?: { running: boolean; again: boolean } };
+type BackgroundFold = { running: boolean; again: boolean; startedAt: number };
+const globalForFold = globalThis as unknown as { __telltaleTagFold?: BackgroundFold };
 
 /**
  * Called after an ingest statement that appended tag counts committed: one
- * fold at a time per process, FOLD_DELAY_MS after the call; statements that
- * commit meanwhile are taken by the next one.
+ * run at a time per process, folding FOLD_DELAY_MS after the call and again
+ * while statements keep coming, for up to BACKGROUND_RUN_MS; a fold another
+ * process or a reader is running is left to it.
  */
 export function foldTagBacklogSoon(): void {
-  const state = (globalForFold.__telltaleTagFold ??= { running: false, again: false });
-  if (state.running) {
-    state.again = true;
-    return;
-  }
-  state.running = true;
+  const state = (globalForFold.__telltaleTagFold ??= { running: false, again: false, startedAt: 0 });
   state.again = true;
+  // A run frozen with its host (a serverless instance) does not hold this process's folds for good.
+  if (state.running && Date.now() - state.startedAt < 6 * BACKGROUND_RUN_MS) return;
+  state.running = true;
+  const startedAt = (state.startedAt = Date.now());
   sendInBackground(async () => {
     try {
-      while (state.again) {
+      while (state.again && Date.now() - startedAt < BACKGROUND_RUN_MS) {
         state.again = false;
         await new Promise((resolve) => setTimeout(resolve, FOLD_DELAY_MS).unref());
-        const { statements } = await foldTagBacklog({ limit: BACKLOG_ROWS_PER_FOLD });
-        if (statements === BACKLOG_ROWS_PER_FOLD) state.again = true; // more than one fold's worth was waiting
+        const report = await foldTagBacklog({ wait: false });
+        // Busy: the other fold may not take what came since; a fold that took rows: more may be waiting.
+        if (report.busy || report.statements > 0) state.again = true;
       }
     } finally {
-      state.running = false;
+      if (state.startedAt === startedAt) state.running = false;
     }
   });
 }

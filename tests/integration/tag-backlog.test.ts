@@ -4,7 +4,8 @@
  * counts. Counts stay exact for every reader, whatever folds run when; test
  * files share one database, so other files' folds run beside these.
  */
-import { describe, expect, it, vi } from "vitest";
+import pg from "pg";
+import { describe, expect, inject, it, vi } from "vitest";
 import { prisma } from "@/lib/db/client";
 import { validateEvent } from "@/lib/events/schema";
 import { newEventRow } from "@/lib/ingest/ingest";
@@ -55,8 +56,8 @@ describe("the tag count backlog", () => {
     const work: Promise<unknown>[] = [];
     for (const [i, rows] of statements.entries()) {
       work.push(rows.then((r) => storeEventsNow(r)));
-      // Folds that take a few rows no other fold holds, and folds that wait for the others.
-      work.push(i % 2 === 0 ? foldTagBacklog({ limit: 2 }) : settleTagCounts());
+      // Folds of one backlog row that give way to a fold in progress, and readers' folds that wait for it.
+      work.push(i % 2 === 0 ? foldTagBacklog({ wait: false, budget: 1 }) : settleTagCounts());
     }
     await Promise.all(work);
     const issueId = await issueOf(p.id);
@@ -65,6 +66,35 @@ describe("the tag count backlog", () => {
     const perHour = await prisma.issueTagHourCount.aggregate({ where: { issueId, key: "region" }, _sum: { count: true } });
     const perDay = await prisma.issueTagDayCount.aggregate({ where: { issueId, key: "region" }, _sum: { count: true } });
     expect([perHour._sum.count, perDay._sum.count]).toEqual([120, 120]);
+  });
+
+  // The embedded database serves one connection at a time: a transaction held open here would hold up the fold itself.
+  it.skipIf(inject("databaseKind") === "embedded")("runs one fold at a time: another gives way, a reader waits for it and then reads its counts", async () => {
+    const p = await makeProject("backlog-lock");
+    await storeEventsNow(await rowsFor(p, 3));
+    const issueId = await issueOf(p.id);
+    const holder = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await holder.connect();
+    try {
+      await holder.query("BEGIN");
+      await holder.query("SELECT pg_advisory_xact_lock(hashtext('telltale:tag-count-fold'))");
+      expect(await foldTagBacklog({ wait: false })).toEqual({ statements: 0, tagRows: 0, busy: true });
+      let read: Record<string, number> | null = null;
+      const reading = regionCounts(p.id, issueId).then((counts) => (read = counts));
+      // The reader's fold is waiting for the lock (seen from the database, not timed).
+      await vi.waitFor(
+        async () => {
+          const { rows } = await holder.query<{ n: string }>("SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted");
+          expect(Number(rows[0]!.n)).toBeGreaterThan(0);
+        },
+        { timeout: 30_000, interval: 20 },
+      );
+      expect(read).toBeNull();
+      await holder.query("COMMIT");
+      expect(await reading).toEqual({ eu: 1, us: 1, ap: 1 });
+    } finally {
+      await holder.end();
+    }
   });
 
   it("drops the counts of a project deleted before they were added, and adds the others'", async () => {

@@ -10,6 +10,7 @@ CREATE TABLE "tag_count_backlog" (
     "keys" TEXT[],
     "tag_values" TEXT[],
     "counts" INTEGER[],
+    "tag_rows" INTEGER NOT NULL,
     "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
     CONSTRAINT "tag_count_backlog_pkey" PRIMARY KEY ("id")
