@@ -21,6 +21,7 @@ import type net from "node:net";
 import { randomUUID } from "node:crypto";
 import { Readable } from "node:stream";
 import { errorToResponse } from "@/lib/edge/problem";
+import { DISCARD_MAX_BYTES, DISCARD_MAX_MS } from "@/lib/http/body-decoding";
 import { ingestRouteFor } from "@/lib/edge/ingest-routes";
 import { SECURITY_HEADERS } from "@/lib/edge/security-headers";
 import { logger } from "@/lib/log";
@@ -92,14 +93,13 @@ async function send(req: http.IncomingMessage, res: http.ServerResponse, respons
 /**
  * How long and how much a connection answered before its request's body was
  * read goes on reading (and dropping) what the client still sends before it
- * closes, whichever ends first. The bytes cover what a client can have in
- * flight when its answer arrives: its socket's send buffer and our receive
- * buffer (Linux's default ceilings are 4 and 6 MiB). The time covers the
- * answer's round trip on a slow link, as Apache's 2 s linger does; past
+ * closes, whichever ends first: the bounds a refused body is drained to
+ * anyway (lib/http/body-decoding.ts discardRest), so that a client that
+ * sends all of a 16 MiB body before it reads still gets its 413. Past
  * either, a client still sending was told to stop and gets the reset.
  */
-const LINGER_MAX_BYTES = 8 * 1024 * 1024;
-const LINGER_MAX_MS = 2_000;
+const LINGER_MAX_BYTES = DISCARD_MAX_BYTES;
+const LINGER_MAX_MS = DISCARD_MAX_MS;
 
 /**
  * The rest of an unread body is still on the connection: it cannot carry

@@ -256,9 +256,9 @@ function decoderFor(coding: ContentCoding, head: Buffer): NodeJS.ReadWriteStream
   return zlibWrapped ? createInflate() : createInflateRaw();
 }
 
-/** What is still read (and dropped) of a refused body, at most, so that its sender sees the answer. */
-const DISCARD_MAX_BYTES = 32 * 1024 * 1024;
-const DISCARD_MAX_MS = 5_000;
+/** What is still read (and dropped) of a refused body, at most, so that its sender sees the answer (here, and by lib/edge/direct-ingest.ts's linger). */
+export const DISCARD_MAX_BYTES = 32 * 1024 * 1024;
+export const DISCARD_MAX_MS = 5_000;
 
 /**
  * Reads what the client is still sending of a refused body and drops it,
