@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { sqlDb } from "@/lib/db/sql";
 import { refreshStaleStatistics } from "@/lib/db/statistics";
 
@@ -32,6 +32,14 @@ async function grow(rows: number): Promise<void> {
       await sql`SELECT pg_stat_force_next_flush()`.execute(db);
       await sql`SELECT 1`.execute(db);
     });
+  // Other sessions see the counts once the shared statistics have them: under load, not always by the next statement.
+  await vi.waitFor(
+    async () => {
+      const { rows: seen } = await sql<{ n: string }>`SELECT coalesce(max(n_mod_since_analyze), 0) AS n FROM pg_stat_user_tables WHERE relname = ${table}`.execute(sqlDb());
+      expect(Number(seen[0]!.n)).toBeGreaterThanOrEqual(rows);
+    },
+    { timeout: 60_000, interval: 50 },
+  );
 }
 
 describe("refreshStaleStatistics", () => {
