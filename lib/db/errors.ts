@@ -60,6 +60,14 @@ export function isRetryableConflict(error: unknown, depth = 0): boolean {
   return isRetryableConflict(e.cause, depth + 1);
 }
 
+/** A statement that ran past its deadline, cancelled by the server (57014, statement_timeout) or given up by the client (isClientDeadline). */
+export function isPastDeadline(error: unknown, depth = 0): boolean {
+  if (!error || typeof error !== "object" || depth > 4) return false;
+  const e = error as { code?: unknown; originalCode?: unknown; cause?: unknown };
+  if (e.code === "57014" || e.originalCode === "57014" || isClientDeadline(error)) return true;
+  return isPastDeadline(e.cause, depth + 1);
+}
+
 /**
  * The client stopped waiting for an answer (its deadline, lib/db/client.ts) while the
  * statement may still have reached the database: its outcome is unknown,

@@ -16,11 +16,14 @@ const ANALYZE_SCALE_FACTOR = 0.1;
 
 /** VACUUMs `table` where autovacuum is off (the embedded database): for a queue table whose rows are all deleted soon after they are added. */
 export async function vacuumWhereAutovacuumIsOff(table: string): Promise<boolean> {
-  const db = sqlDb();
-  const { rows } = await sql<{ autovacuum: string }>`SELECT current_setting('autovacuum') AS autovacuum`.execute(db);
-  if (rows[0]?.autovacuum === "on") return false;
-  await sql`VACUUM ${sql.table(table)}`.execute(db);
+  if (await autovacuumOn()) return false;
+  await sql`VACUUM ${sql.table(table)}`.execute(sqlDb());
   return true;
+}
+
+async function autovacuumOn(): Promise<boolean> {
+  const { rows } = await sql<{ autovacuum: string }>`SELECT current_setting('autovacuum') AS autovacuum`.execute(sqlDb());
+  return rows[0]?.autovacuum === "on";
 }
 
 export type StatisticsReport = { autovacuum: boolean; analyzed: string[]; complete: boolean };
@@ -29,8 +32,7 @@ export type StatisticsReport = { autovacuum: boolean; analyzed: string[]; comple
 export async function refreshStaleStatistics(options: { force?: boolean; deadline?: number; clock?: () => number } = {}): Promise<StatisticsReport> {
   const db = sqlDb();
   const clock = options.clock ?? Date.now;
-  const { rows } = await sql<{ autovacuum: string }>`SELECT current_setting('autovacuum') AS autovacuum`.execute(db);
-  const autovacuum = rows[0]?.autovacuum === "on";
+  const autovacuum = await autovacuumOn();
   if (autovacuum && !options.force) return { autovacuum, analyzed: [], complete: true };
   const stale = await sql<{ name: string }>`
     SELECT s.relname AS name

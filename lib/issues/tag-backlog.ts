@@ -18,7 +18,7 @@
 import type pg from "pg";
 import { sql } from "kysely";
 import { dbPool } from "@/lib/db/client";
-import { isClientDeadline, isForeignKeyViolation, isRetryableConflict } from "@/lib/db/errors";
+import { isForeignKeyViolation, isPastDeadline, isRetryableConflict } from "@/lib/db/errors";
 import { part, placeholder, sqlBuilder, statementOnce } from "@/lib/db/sql";
 import { vacuumWhereAutovacuumIsOff } from "@/lib/db/statistics";
 import { tagAdmittedCte, tagCountUpsertCte, type TagRow } from "@/lib/issues/ingest-sql";
@@ -81,7 +81,6 @@ const runFold = statementOnce(() =>
     .selectNoFrom(() => [
       sql<number>`(SELECT count(*)::int FROM taken)`.as("statements"),
       sql<number>`(SELECT count(*)::int FROM tag_rows)`.as("tag_rows"),
-      sql<number>`(SELECT count(*)::int FROM tag_hours_up) + (SELECT count(*)::int FROM tag_days_up)`.as("upserted"),
     ]),
 );
 
@@ -123,7 +122,7 @@ export async function foldTagBacklog(options: { wait?: boolean; upTo?: string | 
       return await foldOnce({ wait: options.wait ?? true, upTo: options.upTo ?? null, budget });
     } catch (error) {
       if (attempt >= MAX_FOLD_TRIES) throw error;
-      if (isClientDeadline(error) || (error as { code?: unknown }).code === "57014") {
+      if (isPastDeadline(error)) {
         // Past the statement's deadline: the fold rolled back whole; half as much fits.
         budget = Math.max(1, Math.floor(budget / 2));
       } else if (!(isForeignKeyViolation(error) || isRetryableConflict(error))) {
@@ -134,8 +133,33 @@ export async function foldTagBacklog(options: { wait?: boolean; upTo?: string | 
   }
 }
 
-/** Before reading the tag counts: everything ingested before this call is in them. */
-export async function settleTagCounts(): Promise<void> {
+const globalForSettle = globalThis as unknown as { __telltaleTagSettle?: { current: Promise<void> | null; next: Promise<void> | null } };
+
+/**
+ * Before reading the tag counts: everything ingested before this call is in
+ * them. One settle at a time per process: readers that call while one runs
+ * share the next, which starts after their calls, so concurrent page views
+ * hold one pooled connection waiting for the fold lock, not one each.
+ */
+export function settleTagCounts(): Promise<void> {
+  const settling = (globalForSettle.__telltaleTagSettle ??= { current: null, next: null });
+  if (!settling.current) {
+    const run = settleNow().finally(() => {
+      settling.current = null;
+    });
+    settling.current = run;
+    return run;
+  }
+  settling.next ??= settling.current
+    .catch(() => {})
+    .then(() => {
+      settling.next = null;
+      return settleTagCounts();
+    });
+  return settling.next;
+}
+
+async function settleNow(): Promise<void> {
   const { rows } = await dbPool().query<{ last: string | null }>("SELECT max(id)::text AS last FROM tag_count_backlog");
   const upTo = rows[0]?.last ?? null;
   if (upTo === null) return;

@@ -50,6 +50,18 @@ describe("the tag count backlog", () => {
     expect(await backlogRowsOf(issueId)).toBe(0);
   });
 
+  it("lets readers that arrive together share one settle (and the next), each seeing what came before its call", async () => {
+    const p = await makeProject("backlog-share");
+    await storeEventsNow(await rowsFor(p, 3));
+    const settles = Array.from({ length: 10 }, () => settleTagCounts());
+    // The first starts at once; the nine others wait for the one after it.
+    expect(new Set(settles).size).toBe(2);
+    await Promise.all(settles);
+    const issueId = await issueOf(p.id);
+    expect(await backlogRowsOf(issueId)).toBe(0);
+    expect(await regionCounts(p.id, issueId)).toEqual({ eu: 1, us: 1, ap: 1 });
+  });
+
   it("stays exact while statements and folds of every kind race", async () => {
     const p = await makeProject("backlog-race");
     const statements = Array.from({ length: 12 }, () => rowsFor(p, 10));
