@@ -5,7 +5,8 @@
  * once first), loads GET /api/health/live and then POST /api/events with
  * SDK-sized events (about 4 KB, harness/bench/sdk-events.ts; BENCH_BATCH=100:
  * the batch route; BENCH_ROUTE=envelope: the Sentry envelope route with the
- * same events) with wrk, BENCH_CONNECTIONS
+ * same events; BENCH_ROUTE=otlp: POST /v1/logs with bench:ingest's protobuf
+ * requests of 100 log records, harness/bench/otlp-logs.ts) with wrk, BENCH_CONNECTIONS
  * (default 16) for BENCH_DURATION seconds each (default 10), and cuts the one
  * profile at the two runs' start and end, so that start-up and warm-up are
  * left out and both routes are measured in the same process. Prints:
@@ -23,6 +24,7 @@ import { SourceMap } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { checkpoint, cloneSeeded, OPENING_PAUSE_MS, schemaTag, startServer, wrk, useDatabase, type WrkResult } from "@/harness/bench/harness";
+import { prepareOtlpRequests } from "@/harness/bench/otlp-logs";
 import { prepareRequests } from "@/harness/bench/sdk-events";
 import { ingestTemplateName } from "@/harness/bench/workload";
 
@@ -32,6 +34,7 @@ const PORT = Number(process.env.BENCH_PORT ?? 3100);
 const PREFILL = Number(process.env.BENCH_PREFILL ?? 1_000_000);
 const BATCH = Number(process.env.BENCH_BATCH ?? 0);
 const ENVELOPE = process.env.BENCH_ROUTE === "envelope";
+const OTLP = process.env.BENCH_ROUTE === "otlp";
 /** The part of each run the profile leaves out: wrk's opening pause (harness.ts) and a margin after it, and the last moments. */
 const SKIP_START_US = OPENING_PAUSE_MS * 1000 + 200_000;
 const SKIP_END_US = 100_000;
@@ -171,22 +174,25 @@ async function main() {
     const server = await startServer(PORT, { DATABASE_URL: db.url, INGEST_RATE_LIMIT: "0", SENTRY_CLIENT_RATE_LIMIT: "0" }, { cpuProfileDir: dir });
     stop = server.stop;
     const kind = ENVELOPE ? "envelope" : BATCH ? "batch" : "native";
-    const { script, bodyBytes } = await prepareRequests(dir, kind, {
-      projectId: project.id,
-      apiKey,
-      publicKey,
-      projectNumber: project.number,
-      count: kind === "batch" ? 40 : 2000,
-      batch: BATCH || 100,
-      seed: Date.now(),
-    });
+    const { script, bodyBytes } = OTLP
+      ? await prepareOtlpRequests(dir, { projectId: project.id, apiKey, count: 40, batch: 100, seed: Date.now() })
+      : await prepareRequests(dir, kind, {
+          projectId: project.id,
+          apiKey,
+          publicKey,
+          projectNumber: project.number,
+          count: kind === "batch" ? 40 : 2000,
+          batch: BATCH || 100,
+          seed: Date.now(),
+        });
     console.log(`bodies of ${bodyBytes} bytes (the first)`);
-    const subjectRoute = ENVELOPE ? "POST /api/<n>/envelope/" : BATCH ? `POST /api/events/batch (${BATCH}/req)` : "POST /api/events";
+    const subjectRoute = OTLP ? "POST /v1/logs (protobuf, 100/req)" : ENVELOPE ? "POST /api/<n>/envelope/" : BATCH ? `POST /api/events/batch (${BATCH}/req)` : "POST /api/events";
     const routes = [
       { route: "GET /api/health/live", load: { path: "/api/health/live" } },
-      { route: subjectRoute, load: { path: "/", script } },
+      // The OTLP script tells its connections apart: one per wrk thread, as in bench:ingest.
+      { route: subjectRoute, load: { path: "/", script, ...(OTLP ? { threads: CONNECTIONS } : {}) } },
     ];
-    for (const { load } of routes) await wrk(server, { ...load, connections: 8, seconds: 3 }); // warm-up: JIT, pool, routes
+    for (const { load } of routes) await wrk(server, { ...load, connections: 8, ...("threads" in load ? { threads: 8 } : {}), seconds: 3 }); // warm-up: JIT, pool, routes
     await checkpoint(); // as bench:ingest: the runs start at the same point of PostgreSQL's checkpoint cycle
     const windows: Window[] = [];
     for (const { route, load } of routes) {
