@@ -280,12 +280,12 @@ async function retention(args: string[]): Promise<number> {
       return 0;
     }
     const n = (count: number) => count.toLocaleString("en-US");
-    const { events, minuteCounts, hourCounts, dayCounts, idempotencyKeys } = report.deleted;
+    const { events, minuteCounts, hourCounts, dayCounts, tagHourCounts, tagDayCounts, idempotencyKeys } = report.deleted;
     const took = `${(report.durationMs / 1000).toFixed(1)} s${report.pausedMs >= 100 ? ` (${(report.pausedMs / 1000).toFixed(1)} s of it pausing for ingestion)` : ""}`;
     process.stdout.write(
       report.cutoff
         ? `Deleted ${plural(events, "event")} older than ${report.cutoff} (${plural(report.retentionDays, "day")}), ${n(minuteCounts)} per-minute, ` +
-            `${n(hourCounts)} per-hour and ${n(dayCounts)} per-day counts before it, and ${n(idempotencyKeys)} expired idempotency keys, in ${took}. Issue totals are unchanged.\n`
+            `${n(hourCounts)} per-hour and ${n(dayCounts)} per-day counts and ${n(tagHourCounts + tagDayCounts)} tag counts before it, and ${n(idempotencyKeys)} expired idempotency keys, in ${took}. Issue totals are unchanged.\n`
         : `Retention is off (0 days): events are kept forever. Deleted ${n(idempotencyKeys)} expired idempotency keys in ${took}.\n`,
     );
     return 0;

@@ -1,8 +1,14 @@
 import { sql } from "kysely";
 import { sqlDb } from "@/lib/db/sql";
 
-/** The count tables retention trims, by their bucket: a minute, an hour, a day. */
-export const COUNT_BUCKETS = { minute: "issue_counts", hour: "issue_hours", day: "issue_days" } as const;
+/** The count tables retention trims, and the column of their bucket: a minute, an hour, a day. */
+export const COUNT_BUCKETS = {
+  minute: { table: "issue_counts", column: "minute" },
+  hour: { table: "issue_hours", column: "hour" },
+  day: { table: "issue_days", column: "day" },
+  tagHour: { table: "issue_tag_hours", column: "hour" },
+  tagDay: { table: "issue_tag_days", column: "day" },
+} as const;
 export type CountBucket = keyof typeof COUNT_BUCKETS;
 
 /**
@@ -10,7 +16,7 @@ export type CountBucket = keyof typeof COUNT_BUCKETS;
  * `limit` rows whose bucket starts before `before` (a whole minute, hour or
  * day: the bucket that holds the cut-off stays) and at or after `from` (the
  * keyset: `>=` because a step may stop in the middle of one bucket's rows, one
- * per issue and level). Ingestion updates these rows: they are taken with
+ * per issue and level, or issue, tag and value). Ingestion (for tags, a fold) updates these rows: they are taken with
  * SKIP LOCKED, so retention never waits on it (nor deadlocks with it), and a
  * row skipped now goes in the next run. Answers the last bucket it took.
  */
@@ -21,15 +27,17 @@ export async function deleteExpiredCounts(
   from: Date | "-infinity",
   limit: number,
 ): Promise<{ deleted: number; taken: number; lastAt: Date | null }> {
-  const table = COUNT_BUCKETS[bucket];
+  // The tables have the same project and bucket columns, under one of three names.
+  const table = COUNT_BUCKETS[bucket].table as "issue_counts";
+  const column = COUNT_BUCKETS[bucket].column as "minute";
   const row = await sqlDb()
     .with("doomed", (db) =>
       db
         .selectFrom(table)
-        .select((eb) => [sql<string>`ctid`.as("ctid"), eb.ref(bucket).as("at")])
+        .select((eb) => [sql<string>`ctid`.as("ctid"), eb.ref(column).as("at")])
         .where("project_id", "=", projectId)
-        .where((eb) => eb.and([eb(eb.ref(bucket), "<", before), eb(eb.ref(bucket), ">=", sql<Date>`${from}::timestamptz`)]))
-        .orderBy(bucket)
+        .where((eb) => eb.and([eb(eb.ref(column), "<", before), eb(eb.ref(column), ">=", sql<Date>`${from}::timestamptz`)]))
+        .orderBy(column)
         .limit(limit)
         .forUpdate()
         .skipLocked(),

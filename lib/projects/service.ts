@@ -1,7 +1,9 @@
 import { grantsOfUser } from "@/lib/auth/memberships";
 import { prisma } from "@/lib/db/client";
 import { sqlDb } from "@/lib/db/sql";
+import { transaction } from "@/lib/db/transaction";
 import { errors } from "@/lib/http/errors";
+import { deleteProjectTagCounts } from "@/lib/issues/tag-counts";
 import { countEventsByProject } from "@/lib/issues/totals";
 import { activeKeyLast4 } from "@/lib/keys/queries";
 import { projectDsn } from "@/lib/keys/dsn";
@@ -127,8 +129,12 @@ export async function deleteProjectAsOwner(access: ProjectAccess, options: { con
   if (options.confirmName !== undefined && options.confirmName !== access.projectName) {
     throw errors.validation([{ path: "confirmation", message: "Type the project name exactly to confirm." }]);
   }
-  // Foreign keys cascade; deleteMany makes a concurrent delete a 404, not a 500.
-  const { count } = await prisma.project.deleteMany({ where: { id: access.projectId } });
+  // Foreign keys cascade, but for the tag counts; deleteMany makes a concurrent delete a 404, not a 500.
+  const count = await transaction("project deletion", async (tx) => {
+    const { count } = await tx.project.deleteMany({ where: { id: access.projectId } });
+    if (count > 0) await deleteProjectTagCounts(tx, access.projectId);
+    return count;
+  });
   forgetProjectKeys(access.projectId);
   if (count === 0) throw errors.notFound(PROJECT_NOT_FOUND);
 }

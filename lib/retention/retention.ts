@@ -54,6 +54,9 @@ export type RetentionDeleted = {
   hourCounts: number;
   /** Rows of issue_days wholly before the cut-off. */
   dayCounts: number;
+  /** Rows of issue_tag_hours and issue_tag_days wholly before the cut-off. */
+  tagHourCounts: number;
+  tagDayCounts: number;
   /** Idempotency keys past their 24 hours. */
   idempotencyKeys: number;
 };
@@ -75,8 +78,9 @@ export type RetentionReport = {
 /**
  * Deletes what is older than the retention period, in bounded steps: events
  * whose time (`occurred_at`, the time issues, charts and windows count by) is
- * before now - days, the per-minute, per-hour and per-day counts of buckets wholly
- * before that, and idempotency keys past their life.
+ * before now - days, the per-minute, per-hour and per-day counts and the
+ * hourly and daily tag counts of buckets wholly before that, and idempotency
+ * keys past their life.
  *
  * What stays exact: an issue's totals (count, first and last seen) live on
  * its row and are never recomputed from events, so they do not change; a
@@ -99,13 +103,13 @@ export async function runRetention(options: RetentionOptions = {}): Promise<Rete
   const now = options.now ?? new Date();
   const batchSize = options.batchSize ?? DEFAULT_RETENTION_BATCH_SIZE;
   const deadline = options.budgetMs === undefined ? Infinity : started + options.budgetMs;
-  const deleted: RetentionDeleted = { events: 0, minuteCounts: 0, hourCounts: 0, dayCounts: 0, idempotencyKeys: 0 };
+  const deleted: RetentionDeleted = { events: 0, minuteCounts: 0, hourCounts: 0, dayCounts: 0, tagHourCounts: 0, tagDayCounts: 0, idempotencyKeys: 0 };
   const pauseRatio = options.pauseRatio ?? DEFAULT_PAUSE_RATIO;
   // Called before each step: pauses after the previous one (pauseRatio) if
   // it deleted anything (a step that found nothing, in a project with nothing
   // expired, was one index probe), then says whether the time budget allows
   // another.
-  const deletedSoFar = () => deleted.events + deleted.minuteCounts + deleted.hourCounts + deleted.dayCounts + deleted.idempotencyKeys;
+  const deletedSoFar = () => Object.values(deleted).reduce((a, b) => a + b, 0);
   let stepStarted = 0;
   let deletedBefore = 0;
   let pausedMs = 0;
@@ -134,6 +138,8 @@ export async function runRetention(options: RetentionOptions = {}): Promise<Rete
       complete &&= await deleteCounts("minute", id, minuteCutoff, batchSize, nextStep, (n) => (deleted.minuteCounts += n));
       complete &&= await deleteCounts("hour", id, hourCutoff, batchSize, nextStep, (n) => (deleted.hourCounts += n));
       complete &&= await deleteCounts("day", id, dayCutoff, batchSize, nextStep, (n) => (deleted.dayCounts += n));
+      complete &&= await deleteCounts("tagHour", id, hourCutoff, batchSize, nextStep, (n) => (deleted.tagHourCounts += n));
+      complete &&= await deleteCounts("tagDay", id, dayCutoff, batchSize, nextStep, (n) => (deleted.tagDayCounts += n));
       if (!complete) break;
     }
   }

@@ -3,6 +3,7 @@ import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import { GET as cronGet, POST as cronPost, PUT as cronPut } from "@/app/api/cron/[job]/route";
 import { prisma } from "@/lib/db/client";
+import { settleTagCounts } from "@/lib/issues/tag-backlog";
 import { windowCountsByIssue } from "@/lib/issues/window-counts";
 import { runRetention } from "@/lib/retention/retention";
 import { stubEnv, unstubEnvs } from "@/tests/helpers/env";
@@ -102,6 +103,38 @@ describe("runRetention", () => {
     expect(await projectState(a.id)).toEqual(afterA);
   });
 
+  it("deletes the tag counts of hours and days wholly before the cut-off, and keeps the rest and other tenants'", async () => {
+    const a = await makeProject("retention-tags-a");
+    const b = await makeProject("retention-tags-b");
+    const at = ["1970-12-31T10:00:00.000Z", "1970-12-31T23:30:00.000Z", "1971-01-01T00:00:10.000Z", "1971-01-01T00:00:40.000Z", "1971-01-01T05:00:00.000Z"];
+    await seedEvents(a.id, at.map((t, i) => ({ at: t, message: "Checkout failed", tags: { region: i % 2 ? "eu" : "us" } })));
+    await seedEvents(b.id, [{ at: "1970-12-31T10:00:00.000Z", message: "another tenant, expired", tags: { region: "eu" } }]);
+    await settleTagCounts();
+    const tagBuckets = async (projectId: string) => ({
+      hours: (await prisma.issueTagHourCount.findMany({ where: { projectId, key: "region" }, select: { hour: true, value: true, count: true }, orderBy: [{ hour: "asc" }, { value: "asc" }] })).map((r) => [r.hour.toISOString(), r.value, r.count]),
+      days: (await prisma.issueTagDayCount.findMany({ where: { projectId, key: "region" }, select: { day: true, value: true, count: true }, orderBy: [{ day: "asc" }, { value: "asc" }] })).map((r) => [r.day.toISOString(), r.value, r.count]),
+    });
+    expect((await tagBuckets(a.id)).hours).toHaveLength(5);
+
+    const report = await runRetention({ days: 1, now: NOW, batchSize: 2, pauseRatio: 0 });
+    expect(report.complete).toBe(true);
+    expect(report.deleted.tagHourCounts).toBeGreaterThanOrEqual(3);
+    expect(report.deleted.tagDayCounts).toBeGreaterThanOrEqual(3);
+    // As for the issue counts: the hour and the day that hold the cut-off stay whole.
+    expect(await tagBuckets(a.id)).toEqual({
+      hours: [
+        ["1971-01-01T00:00:00.000Z", "eu", 1],
+        ["1971-01-01T00:00:00.000Z", "us", 1],
+        ["1971-01-01T05:00:00.000Z", "us", 1],
+      ],
+      days: [
+        ["1971-01-01T00:00:00.000Z", "eu", 1],
+        ["1971-01-01T00:00:00.000Z", "us", 2],
+      ],
+    });
+    expect(await tagBuckets(b.id)).toEqual({ hours: [], days: [] });
+  });
+
   it("removes idempotency keys past their 24 hours, whatever RETENTION_DAYS says, and keeps fresh ones", async () => {
     const p = await makeProject("retention-idem");
     await prisma.idempotencyKey.createMany({
@@ -194,13 +227,13 @@ describe("npm run telltale -- retention", () => {
     const issueBefore = await prisma.issue.findFirstOrThrow({ where: { projectId: p.id } });
 
     const first = await cli("--days", String(EPOCH_DAYS));
-    expect(first.stdout).toMatch(/^Deleted 3 events older than 1970-01-01T\S+ \([\d,]+ days\), 3 per-minute, 3 per-hour and 3 per-day counts before it, and \d+ expired idempotency keys, in \d+\.\d s( \(\d+\.\d s of it pausing for ingestion\))?\. Issue totals are unchanged\.\n$/);
+    expect(first.stdout).toMatch(/^Deleted 3 events older than 1970-01-01T\S+ \([\d,]+ days\), 3 per-minute, 3 per-hour and 3 per-day counts and \d+ tag counts before it, and \d+ expired idempotency keys, in \d+\.\d s( \(\d+\.\d s of it pausing for ingestion\))?\. Issue totals are unchanged\.\n$/);
     expect(await prisma.event.count({ where: { projectId: p.id } })).toBe(1);
     expect(await prisma.issue.findFirstOrThrow({ where: { projectId: p.id } })).toEqual(issueBefore);
 
     const second = await cli("--days", String(EPOCH_DAYS), "--json");
     const report = JSON.parse(second.stdout);
-    expect(report).toMatchObject({ retentionDays: EPOCH_DAYS, complete: true, pauseRatio: 3, deleted: { events: 0, minuteCounts: 0, hourCounts: 0, dayCounts: 0 } });
+    expect(report).toMatchObject({ retentionDays: EPOCH_DAYS, complete: true, pauseRatio: 3, deleted: { events: 0, minuteCounts: 0, hourCounts: 0, dayCounts: 0, tagHourCounts: 0, tagDayCounts: 0 } });
     expect(await prisma.event.count({ where: { projectId: p.id } })).toBe(1);
   }, 600_000);
 

@@ -6,6 +6,7 @@
  */
 import pg from "pg";
 import { describe, expect, inject, it, vi } from "vitest";
+import { resolveProjectAccess } from "@/lib/auth/access";
 import { prisma } from "@/lib/db/client";
 import { validateEvent } from "@/lib/events/schema";
 import { newEventRow } from "@/lib/ingest/ingest";
@@ -13,6 +14,7 @@ import { storeEventsNow } from "@/lib/ingest/writer";
 import { foldTagBacklog, settleTagCounts } from "@/lib/issues/tag-backlog";
 import { tagValueCounts } from "@/lib/issues/tag-counts";
 import { runJob } from "@/lib/jobs/runner";
+import { deleteProjectAsOwner } from "@/lib/projects/service";
 import { findJob } from "@/lib/schedule/schedule";
 import { makeProject, sendBatch } from "@/tests/helpers/ingest";
 
@@ -120,6 +122,25 @@ describe("the tag count backlog", () => {
     expect(await backlogRowsOf(goneIssue)).toBe(0);
     expect(await prisma.issueTagHourCount.count({ where: { issueId: goneIssue } })).toBe(0);
     expect(await regionCounts(kept.id, await issueOf(kept.id))).toEqual({ eu: 2, us: 1, ap: 1 });
+  });
+
+  it("goes with its project: the owner's deletion removes its folded counts, also while folds of its backlog race it", async () => {
+    const gone = await makeProject("backlog-owner-deletes");
+    const kept = await makeProject("backlog-owner-keeps");
+    await storeEventsNow(await rowsFor(gone, 6));
+    await storeEventsNow(await rowsFor(kept, 6));
+    await settleTagCounts();
+    const goneIssue = await issueOf(gone.id);
+    expect(await prisma.issueTagHourCount.count({ where: { projectId: gone.id } })).toBeGreaterThan(0);
+    // More counts waiting, folded while the project goes.
+    await storeEventsNow(await rowsFor(gone, 6));
+    const access = await resolveProjectAccess(gone.ownerId, gone.id, "owner");
+    await Promise.all([deleteProjectAsOwner(access), settleTagCounts(), foldTagBacklog({ wait: true })]);
+    await settleTagCounts();
+    expect(await prisma.issueTagHourCount.count({ where: { OR: [{ projectId: gone.id }, { issueId: goneIssue }] } })).toBe(0);
+    expect(await prisma.issueTagDayCount.count({ where: { OR: [{ projectId: gone.id }, { issueId: goneIssue }] } })).toBe(0);
+    expect(await backlogRowsOf(goneIssue)).toBe(0);
+    expect(await regionCounts(kept.id, await issueOf(kept.id))).toEqual({ eu: 2, us: 2, ap: 2 });
   });
 
   it("is folded in the background after ingestion, without a reader", async () => {
