@@ -16,9 +16,10 @@ export type CountBucket = keyof typeof COUNT_BUCKETS;
  * `limit` rows whose bucket starts before `before` (a whole minute, hour or
  * day: the bucket that holds the cut-off stays) and at or after `from` (the
  * keyset: `>=` because a step may stop in the middle of one bucket's rows, one
- * per issue and level, or issue, tag and value). Ingestion (for tags, a fold) updates these rows: they are taken with
- * SKIP LOCKED, so retention never waits on it (nor deadlocks with it), and a
- * row skipped now goes in the next run. Answers the last bucket it took.
+ * per issue and level, or per issue, tag and value). Ingestion (for the tag
+ * counts, a fold) updates these rows: they are taken with SKIP LOCKED, so
+ * retention never waits on it (nor deadlocks with it), and a row skipped now
+ * goes in the next run. Answers the last bucket it took.
  */
 export async function deleteExpiredCounts(
   bucket: CountBucket,
@@ -27,7 +28,7 @@ export async function deleteExpiredCounts(
   from: Date | "-infinity",
   limit: number,
 ): Promise<{ deleted: number; taken: number; lastAt: Date | null }> {
-  // The tables have the same project and bucket columns, under one of three names.
+  // The five tables have project_id and a bucket column, named minute, hour or day.
   const table = COUNT_BUCKETS[bucket].table as "issue_counts";
   const column = COUNT_BUCKETS[bucket].column as "minute";
   const row = await sqlDb()
