@@ -221,6 +221,23 @@ async function main() {
       return { acknowledged: ids.length, missing: ids.length - found, ids };
     }
 
+    /**
+     * Checkpoints PostgreSQL has started so far (timed or requested: by
+     * max_wal_size), to tell which runs had one inside: its writes compete
+     * with the run's (pg_stat_checkpointer from PostgreSQL 17 on).
+     */
+    async function checkpointsNow(): Promise<number> {
+      const read = (q: string) => pool.query<{ n: string }>(q).then((res) => Number(res.rows[0]!.n));
+      return read("SELECT num_timed + num_requested AS n FROM pg_stat_checkpointer").catch(() => read("SELECT checkpoints_timed + checkpoints_req AS n FROM pg_stat_bgwriter"));
+    }
+
+    /** One measured wrk run, with the checkpoints that started during it. */
+    async function measuredWrk(opts: Parameters<typeof wrk>[1]): Promise<{ r: WrkResult; checkpoints: number }> {
+      const before = await checkpointsNow();
+      const r = await wrk(server, opts);
+      return { r, checkpoints: (await checkpointsNow()) - before };
+    }
+
     /** When wrk stops: the ingest statements whose tag counts the server's background fold has not added yet. */
     async function tagBacklogNow(): Promise<number> {
       return Number((await pool.query<{ n: string }>("SELECT count(*) AS n FROM tag_count_backlog")).rows[0]!.n);
@@ -300,7 +317,7 @@ async function main() {
     async function measure(kind: RequestKind, connections: number, name: string, baseline?: { name: string; r: WrkResult }) {
       const req = await requests(kind);
       const loadAvg = load();
-      const r = await wrk(server, { path: "/", connections, seconds: DURATION, script: req.script });
+      const { r, checkpoints } = await measuredWrk({ path: "/", connections, seconds: DURATION, script: req.script });
       const backlog = await tagBacklogNow();
       const check = await unacknowledgedRows(req.idsDir, kind, req.madeAt);
       const events = kind === "batch" ? 100 : 1;
@@ -312,6 +329,7 @@ async function main() {
         "without a row": check.missing,
         ...(failures(req.idsDir) ? { failures: failures(req.idsDir) } : {}),
         "tag backlog at the end": backlog,
+        checkpoints,
         counts: await verifyCounts(name),
       });
       return { r, check };
@@ -381,8 +399,8 @@ async function main() {
       const envelope: WrkResult[] = [];
       for (let round = 1; round <= ROUNDS; round++) {
         const loadAvg = load();
-        const l = await wrk(server, { path: "/api/health/live", connections: c, seconds: DURATION });
-        report(`GET /api/health/live c${c} #${round}`, l, loadAvg);
+        const { r: l, checkpoints } = await measuredWrk({ path: "/api/health/live", connections: c, seconds: DURATION });
+        report(`GET /api/health/live c${c} #${round}`, l, loadAvg, { checkpoints });
         const n = await measure("native", c, `POST /api/events c${c} #${round}`, { name: "live", r: l });
         const e = await measure("envelope", c, `POST /api/<n>/envelope/ c${c} #${round}`, { name: "native", r: n.r });
         live.push(l);
@@ -427,7 +445,7 @@ async function main() {
       const name = `POST /v1/logs (protobuf, 100/req) c16 #${round}`;
       const req = await otlpRequests();
       const loadAvg = load();
-      const r = await wrk(server, { path: "/", connections: 16, threads: 16, seconds: DURATION, script: req.script });
+      const { r, checkpoints } = await measuredWrk({ path: "/", connections: 16, threads: 16, seconds: DURATION, script: req.script });
       const backlog = await tagBacklogNow();
       await settled();
       const check = await unstoredOtlpRecords(req);
@@ -445,6 +463,7 @@ async function main() {
         "rows of unanswered requests": check.unanswered,
         ...(failures(req.idsDir) ? { failures: failures(req.idsDir) } : {}),
         "tag backlog at the end": backlog,
+        checkpoints,
         counts: await verifyCounts(name),
       });
       // As after a batch run: the same rows written by COPY alone.
