@@ -18,7 +18,7 @@
 import type pg from "pg";
 import { sql } from "kysely";
 import { dbPool } from "@/lib/db/client";
-import { isForeignKeyViolation, isPastDeadline, isRetryableConflict } from "@/lib/db/errors";
+import { isPastDeadline, isRetryableConflict } from "@/lib/db/errors";
 import { part, placeholder, sqlBuilder, statementOnce } from "@/lib/db/sql";
 import { vacuumWhereAutovacuumIsOff } from "@/lib/db/statistics";
 import { tagAdmittedCte, tagCountUpsertCte, type TagRow } from "@/lib/issues/ingest-sql";
@@ -40,7 +40,7 @@ export const TAG_ROWS_PER_FOLD = 100_000;
 const FOLD_DELAY_MS = 2_000;
 /** One background run folds for at most this long, then ends (the next ingestion starts another): a serverless host's after() is not held open. */
 const BACKGROUND_RUN_MS = 10_000;
-const MAX_FOLD_TRIES = 6;
+export const MAX_FOLD_TRIES = 6;
 const FOLD_LOCK = "telltale:tag-count-fold";
 
 export type FoldReport = { statements: number; tagRows: number; busy: boolean };
@@ -120,19 +120,23 @@ async function foldOnce(options: { wait: boolean; upTo: string | null; budget: n
  * nothing (`busy`) while another fold runs.
  */
 export async function foldTagBacklog(options: { wait?: boolean; upTo?: string | null; budget?: number } = {}): Promise<FoldReport> {
-  let budget = options.budget ?? TAG_ROWS_PER_FOLD;
+  return withFoldRetries(options.budget ?? TAG_ROWS_PER_FOLD, (budget) => foldOnce({ wait: options.wait ?? true, upTo: options.upTo ?? null, budget }));
+}
+
+/**
+ * Runs `fold` with `budget` tag rows, up to MAX_FOLD_TRIES times: after a
+ * deadlock with the same budget, after passing the statement's deadline
+ * with half (the fold rolled back whole, and a host slower than the ones
+ * measured may need smaller folds); any other error is thrown at once.
+ */
+export async function withFoldRetries(budget: number, fold: (budget: number) => Promise<FoldReport>): Promise<FoldReport> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await foldOnce({ wait: options.wait ?? true, upTo: options.upTo ?? null, budget });
+      return await fold(budget);
     } catch (error) {
       if (attempt >= MAX_FOLD_TRIES) throw error;
-      if (isPastDeadline(error)) {
-        // Past the statement's deadline: the fold rolled back whole; half as much fits.
-        budget = Math.max(1, Math.floor(budget / 2));
-      } else if (!(isForeignKeyViolation(error) || isRetryableConflict(error))) {
-        // An issue deleted between its lock and an upsert's check, or a deadlock: the same fold, again.
-        throw error;
-      }
+      if (isPastDeadline(error)) budget = Math.max(1, Math.floor(budget / 2));
+      else if (!isRetryableConflict(error)) throw error;
     }
   }
 }

@@ -1,0 +1,45 @@
+/**
+ * The tag fold's retries (lib/issues/tag-backlog.ts withFoldRetries): a
+ * fold that passes the statement's deadline is tried again with half the
+ * tag rows, a deadlock with the same, anything else is thrown at once.
+ */
+import { describe, expect, it } from "vitest";
+import { MAX_FOLD_TRIES, withFoldRetries } from "@/lib/issues/tag-backlog";
+
+const done = { statements: 3, tagRows: 10, busy: false };
+const pastDeadline = Object.assign(new Error("canceling statement due to statement timeout"), { code: "57014" });
+const deadlock = Object.assign(new Error("deadlock detected"), { code: "40P01" });
+
+describe("withFoldRetries", () => {
+  it("halves the budget after each fold that passed the deadline, until one fits", async () => {
+    const budgets: number[] = [];
+    const report = await withFoldRetries(100_000, async (budget) => {
+      budgets.push(budget);
+      if (budget > 30_000) throw pastDeadline;
+      return done;
+    });
+    expect(report).toEqual(done);
+    expect(budgets).toEqual([100_000, 50_000, 25_000]);
+  });
+
+  it("tries a deadlocked fold again with the same budget", async () => {
+    const budgets: number[] = [];
+    await withFoldRetries(100_000, async (budget) => {
+      budgets.push(budget);
+      if (budgets.length < 3) throw deadlock;
+      return done;
+    });
+    expect(budgets).toEqual([100_000, 100_000, 100_000]);
+  });
+
+  it("throws any other error at once, and the last one after MAX_FOLD_TRIES tries", async () => {
+    let calls = 0;
+    const other = new Error("relation does not exist");
+    await expect(withFoldRetries(1_000, async () => (calls++, Promise.reject(other)))).rejects.toBe(other);
+    expect(calls).toBe(1);
+
+    const budgets: number[] = [];
+    await expect(withFoldRetries(64, async (budget) => (budgets.push(budget), Promise.reject(pastDeadline)))).rejects.toBe(pastDeadline);
+    expect(budgets).toEqual([64, 32, 16, 8, 4, 2].slice(0, MAX_FOLD_TRIES));
+  });
+});
