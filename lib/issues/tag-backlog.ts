@@ -25,9 +25,10 @@ import { tagAdmittedCte, tagCountUpsertCte, type TagRow } from "@/lib/issues/ing
 import { sendInBackground } from "@/lib/jobs/background";
 
 /**
- * Tag rows one fold takes, summed over its backlog rows (the first is taken
- * whatever its size): well within a statement's deadline on the hosts
- * measured. A fold that passes the deadline is tried again with half as many.
+ * Tag rows one fold takes at most, summed over its backlog rows (the first
+ * is taken whatever its size): well within a statement's deadline on the
+ * hosts measured. A fold that passes the deadline is tried again with half
+ * as many, and the process keeps the smaller budget (nextFoldBudget).
  */
 export const TAG_ROWS_PER_FOLD = 100_000;
 
@@ -114,28 +115,47 @@ async function foldOnce(options: { wait: boolean; upTo: string | null; budget: n
   }
 }
 
+const globalForBudget = globalThis as unknown as { __telltaleFoldBudget?: { rows: number } };
+
 /**
- * Folds backlog rows into the tag count tables, at most TAG_ROWS_PER_FOLD
- * tag rows' worth (ids up to `upTo` only, when given). Without `wait`, does
- * nothing (`busy`) while another fold runs.
+ * Folds backlog rows into the tag count tables, at most this process's
+ * budget of tag rows (`budget`, when given; ids up to `upTo` only, when
+ * given). Without `wait`, does nothing (`busy`) while another fold runs.
  */
 export async function foldTagBacklog(options: { wait?: boolean; upTo?: string | null; budget?: number } = {}): Promise<FoldReport> {
-  return withFoldRetries(options.budget ?? TAG_ROWS_PER_FOLD, (budget) => foldOnce({ wait: options.wait ?? true, upTo: options.upTo ?? null, budget }));
+  const fold = (budget: number) => foldOnce({ wait: options.wait ?? true, upTo: options.upTo ?? null, budget });
+  if (options.budget !== undefined) return withFoldRetries(options.budget, fold);
+  const state = (globalForBudget.__telltaleFoldBudget ??= { rows: TAG_ROWS_PER_FOLD });
+  const start = state.rows;
+  const report = await withFoldRetries(start, fold, (rows) => (state.rows = rows));
+  if (state.rows === start) state.rows = nextFoldBudget(start);
+  return report;
+}
+
+/**
+ * The budget after a fold that fitted its deadline: a tenth more, up to
+ * TAG_ROWS_PER_FOLD. A fold that did not fit halves it (withFoldRetries),
+ * and the process keeps the smaller budget: on a host slower than those
+ * measured, folds settle near what fits rather than each running into the
+ * deadline first while readers wait for the fold lock.
+ */
+export function nextFoldBudget(rows: number): number {
+  return Math.min(TAG_ROWS_PER_FOLD, rows + Math.ceil(rows / 10));
 }
 
 /**
  * Runs `fold` with `budget` tag rows, up to MAX_FOLD_TRIES times: after a
  * deadlock with the same budget, after passing the statement's deadline
- * with half (the fold rolled back whole, and a host slower than the ones
- * measured may need smaller folds); any other error is thrown at once.
+ * with half (the fold rolled back whole), told to `halved`; any other error
+ * is thrown at once.
  */
-export async function withFoldRetries(budget: number, fold: (budget: number) => Promise<FoldReport>): Promise<FoldReport> {
+export async function withFoldRetries(budget: number, fold: (budget: number) => Promise<FoldReport>, halved: (budget: number) => void = () => {}): Promise<FoldReport> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await fold(budget);
     } catch (error) {
       if (attempt >= MAX_FOLD_TRIES) throw error;
-      if (isPastDeadline(error)) budget = Math.max(1, Math.floor(budget / 2));
+      if (isPastDeadline(error)) halved((budget = Math.max(1, Math.floor(budget / 2))));
       else if (!isRetryableConflict(error)) throw error;
     }
   }

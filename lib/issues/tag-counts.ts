@@ -1,11 +1,9 @@
 /**
  * Typed reads of the tag counts kept at ingest (issue_tag_hours,
  * issue_tag_days; added from the backlog by tag-backlog.ts): per issue,
- * key and value, exact for whole hours or days. And their deletion with
- * their project.
+ * key and value, exact for whole hours or days.
  */
 import { sql } from "kysely";
-import type { Prisma } from "@/lib/db/client";
 import { sqlDb } from "@/lib/db/sql";
 import { textArray, uuidArray } from "@/lib/db/sql-values";
 import { tagProbeRows, type TagProbe } from "@/lib/events/tag-probes";
@@ -99,16 +97,4 @@ export async function firstTagHours(probes: TagProbe[]): Promise<(Date | null)[]
   const out: (Date | null)[] = probes.map(() => null);
   for (const r of rows) if (r.first !== null) out[r.n] = new Date(r.first);
   return out;
-}
-
-/**
- * Deletes a project's tag counts, in the transaction that deletes the
- * project, after it: they have no foreign key to cascade through (the check
- * per row cost folds a fifth of their work). Deleting the project's issues
- * waited for any fold holding them, so what that fold added is seen here;
- * a later fold finds no issue to add to and drops their backlog.
- */
-export async function deleteProjectTagCounts(tx: Prisma.TransactionClient, projectId: string): Promise<void> {
-  await tx.issueTagHourCount.deleteMany({ where: { projectId } });
-  await tx.issueTagDayCount.deleteMany({ where: { projectId } });
 }

@@ -1,9 +1,8 @@
 import { grantsOfUser } from "@/lib/auth/memberships";
 import { prisma } from "@/lib/db/client";
 import { sqlDb } from "@/lib/db/sql";
-import { transaction } from "@/lib/db/transaction";
 import { errors } from "@/lib/http/errors";
-import { deleteProjectTagCounts } from "@/lib/issues/tag-counts";
+import { deleteProjectTagCounts, lockProjectIssues } from "@/lib/issues/project-deletion";
 import { countEventsByProject } from "@/lib/issues/totals";
 import { activeKeyLast4 } from "@/lib/keys/queries";
 import { projectDsn } from "@/lib/keys/dsn";
@@ -129,14 +128,17 @@ export async function deleteProjectAsOwner(access: ProjectAccess, options: { con
   if (options.confirmName !== undefined && options.confirmName !== access.projectName) {
     throw errors.validation([{ path: "confirmation", message: "Type the project name exactly to confirm." }]);
   }
-  // Foreign keys cascade, but for the tag counts; deleteMany makes a concurrent delete a 404, not a 500.
-  const count = await transaction("project deletion", async (tx) => {
-    const { count } = await tx.project.deleteMany({ where: { id: access.projectId } });
-    if (count > 0) await deleteProjectTagCounts(tx, access.projectId);
-    return count;
-  });
+  // Foreign keys cascade, but for the tag counts; a concurrent delete is a 404, not a 500.
+  const count = await sqlDb()
+    .transaction()
+    .execute(async (trx) => {
+      await lockProjectIssues(trx, access.projectId);
+      const { numDeletedRows } = await trx.deleteFrom("projects").where("id", "=", access.projectId).executeTakeFirstOrThrow();
+      if (numDeletedRows > 0n) await deleteProjectTagCounts(trx, access.projectId);
+      return numDeletedRows;
+    });
   forgetProjectKeys(access.projectId);
-  if (count === 0) throw errors.notFound(PROJECT_NOT_FOUND);
+  if (count === 0n) throw errors.notFound(PROJECT_NOT_FOUND);
 }
 
 /**

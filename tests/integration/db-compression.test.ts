@@ -37,6 +37,15 @@ describe("compression of large values", () => {
     expect(stored!.method).toBe(expected);
     expect(stored!.context).toEqual(context);
 
+    // The columns' setting (another file's fold may take the backlog row below before this test reads it).
+    const columns = await prisma.$queryRaw<{ name: string; method: string }[]>`
+      SELECT attname::text AS name, attcompression::text AS method FROM pg_attribute
+      WHERE attrelid = 'tag_count_backlog'::regclass AND attname IN ('issue_ids', 'project_ids', 'hours', 'keys', 'tag_values', 'counts')
+      UNION ALL SELECT attname::text, attcompression::text FROM pg_attribute WHERE attrelid = 'events'::regclass AND attname = 'context'`;
+    expect(columns).toHaveLength(7);
+    // "l" is lz4; "" the server's default, pglz.
+    for (const column of columns) expect({ [column.name]: column.method }).toEqual({ [column.name]: expected === "lz4" ? "l" : "" });
+
     const backlog = await prisma.$queryRaw<{ method: string | null }[]>`
       SELECT pg_column_compression(tag_values) AS method FROM tag_count_backlog
       WHERE (SELECT id FROM issues WHERE project_id = ${p.id}) = ANY(issue_ids)`;

@@ -143,6 +143,40 @@ describe("the tag count backlog", () => {
     expect(await regionCounts(kept.id, await issueOf(kept.id))).toEqual({ eu: 2, us: 2, ap: 2 });
   });
 
+  // As above: a second connection held open would hold up the embedded database.
+  it.skipIf(inject("databaseKind") === "embedded")("deletes what a fold holding the project's issues adds while the deletion waits for it", async () => {
+    const p = await makeProject("backlog-delete-waits");
+    await storeEventsNow(await rowsFor(p, 3));
+    await settleTagCounts();
+    const issueId = await issueOf(p.id);
+    // This connection plays a fold: it holds the issue as a fold does, and adds a count before it commits.
+    const fold = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await fold.connect();
+    try {
+      await fold.query("BEGIN");
+      await fold.query("SELECT id FROM issues WHERE id = $1 ORDER BY id FOR KEY SHARE", [issueId]);
+      const deleting = deleteProjectAsOwner(await resolveProjectAccess(p.ownerId, p.id, "owner"));
+      // The deletion is waiting for the issue (seen from the database, not timed).
+      await vi.waitFor(
+        async () => {
+          const { rows } = await fold.query<{ n: string }>("SELECT count(*) AS n FROM pg_locks WHERE locktype IN ('tuple', 'transactionid') AND NOT granted");
+          expect(Number(rows[0]!.n)).toBeGreaterThan(0);
+        },
+        { timeout: 30_000, interval: 20 },
+      );
+      await fold.query(
+        "INSERT INTO issue_tag_hours (issue_id, hour, key, value, project_id, count) VALUES ($1, date_bin('1 hour', now(), 'epoch'), 'region', 'late', $2, 1) ON CONFLICT DO NOTHING",
+        [issueId, p.id],
+      );
+      await fold.query("COMMIT");
+      await deleting;
+    } finally {
+      await fold.end();
+    }
+    expect(await prisma.issueTagHourCount.count({ where: { OR: [{ projectId: p.id }, { issueId }] } })).toBe(0);
+    expect(await prisma.issueTagDayCount.count({ where: { OR: [{ projectId: p.id }, { issueId }] } })).toBe(0);
+  });
+
   it("is folded in the background after ingestion, without a reader", async () => {
     const p = await makeProject("backlog-background");
     const events = Array.from({ length: 5 }, (_, i) => ({ projectId: p.id, level: "error", message: "Background fold", tags: { region: i < 3 ? "eu" : "us" } }));

@@ -4,22 +4,34 @@
  * tag rows, a deadlock with the same, anything else is thrown at once.
  */
 import { describe, expect, it } from "vitest";
-import { MAX_FOLD_TRIES, withFoldRetries } from "@/lib/issues/tag-backlog";
+import { MAX_FOLD_TRIES, nextFoldBudget, TAG_ROWS_PER_FOLD, withFoldRetries } from "@/lib/issues/tag-backlog";
 
 const done = { statements: 3, tagRows: 10, busy: false };
 const pastDeadline = Object.assign(new Error("canceling statement due to statement timeout"), { code: "57014" });
 const deadlock = Object.assign(new Error("deadlock detected"), { code: "40P01" });
 
 describe("withFoldRetries", () => {
-  it("halves the budget after each fold that passed the deadline, until one fits", async () => {
+  it("halves the budget after each fold that passed the deadline, until one fits, and says so each time", async () => {
     const budgets: number[] = [];
-    const report = await withFoldRetries(100_000, async (budget) => {
-      budgets.push(budget);
-      if (budget > 30_000) throw pastDeadline;
-      return done;
-    });
+    const halved: number[] = [];
+    const report = await withFoldRetries(
+      100_000,
+      async (budget) => {
+        budgets.push(budget);
+        if (budget > 30_000) throw pastDeadline;
+        return done;
+      },
+      (budget) => halved.push(budget),
+    );
     expect(report).toEqual(done);
     expect(budgets).toEqual([100_000, 50_000, 25_000]);
+    expect(halved).toEqual([50_000, 25_000]);
+  });
+
+  it("grows a kept budget back by a tenth per fold that fitted, never past TAG_ROWS_PER_FOLD", () => {
+    expect(nextFoldBudget(25_000)).toBe(27_500);
+    expect(nextFoldBudget(TAG_ROWS_PER_FOLD - 1)).toBe(TAG_ROWS_PER_FOLD);
+    expect(nextFoldBudget(TAG_ROWS_PER_FOLD)).toBe(TAG_ROWS_PER_FOLD);
   });
 
   it("tries a deadlocked fold again with the same budget", async () => {
