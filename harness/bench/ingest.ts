@@ -226,9 +226,12 @@ async function main() {
      * max_wal_size), to tell which runs had one inside: its writes compete
      * with the run's (pg_stat_checkpointer from PostgreSQL 17 on).
      */
+    const checkpointsSql =
+      Number((await pool.query<{ v: string }>("SHOW server_version_num")).rows[0]!.v) >= 170000
+        ? "SELECT num_timed + num_requested AS n FROM pg_stat_checkpointer"
+        : "SELECT checkpoints_timed + checkpoints_req AS n FROM pg_stat_bgwriter";
     async function checkpointsNow(): Promise<number> {
-      const read = (q: string) => pool.query<{ n: string }>(q).then((res) => Number(res.rows[0]!.n));
-      return read("SELECT num_timed + num_requested AS n FROM pg_stat_checkpointer").catch(() => read("SELECT checkpoints_timed + checkpoints_req AS n FROM pg_stat_bgwriter"));
+      return Number((await pool.query<{ n: string }>(checkpointsSql)).rows[0]!.n);
     }
 
     /** One measured wrk run, with the checkpoints that started during it. */

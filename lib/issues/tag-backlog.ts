@@ -49,8 +49,9 @@ export type FoldReport = { statements: number; tagRows: number; busy: boolean };
 /**
  * Takes backlog rows in id order up to `budget` tag rows (and, with
  * `up_to`, ids up to it), locks their issues against deletion in id order
- * (a project deleted meanwhile drops its rows here rather than deadlocking
- * with the deletion's cascade), sums their counts per issue, hour, key and
+ * (a project's deletion locks them in the same order first,
+ * lib/issues/project-deletion.ts; the rows of a project deleted meanwhile
+ * are dropped here), sums their counts per issue, hour, key and
  * value, and adds them as ingest used to: values admitted while the hour
  * has room, the rest under "".
  */
