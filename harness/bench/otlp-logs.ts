@@ -179,10 +179,6 @@ end
 
 -- Each body split at the request id's places, joined again around each request's own id.
 function init(args)
-  ids = io.open(${lua(idsDir)} .. "/ids-" .. id .. ".txt", "w")
-  ids:setvbuf("line")
-  refused = io.open(${lua(idsDir)} .. "/refused-" .. id .. ".txt", "w")
-  refused:setvbuf("line")
   wrk.method = "POST"
   wrk.path = "/v1/logs"
   wrk.headers["Content-Type"] = "application/x-protobuf"
@@ -211,15 +207,27 @@ function request()
   return wrk.format(nil, nil, nil, table.concat(bodies[(sent - 1) % #bodies + 1], current))
 end
 
+-- Opened at the first answer, not in init(): wrk's event loops take only
+-- sockets numbered below 10 + 3 x connections, and files opened before the
+-- threads connect push their sockets past it (counted as "connect" errors,
+-- and those connections never send).
+local function out(name)
+  local f = io.open(${lua(idsDir)} .. "/" .. name .. "-" .. id .. ".txt", "w")
+  f:setvbuf("line")
+  return f
+end
+
 -- One connection per thread: this answers the thread's last request.
 function response(status, headers, body)
   if status == 200 then
+    ids = ids or out("ids")
     if body and #body > 0 then
       ids:write(current, " ", (body:gsub(".", function(c) return string.format("%02x", c:byte()) end)), "\\n")
     else
       ids:write(current, "\\n")
     end
   else
+    refused = refused or out("refused")
     refused:write(current, "\\n")
     failures = failures or io.open(${lua(idsDir)} .. "/failures-" .. id .. ".txt", "w")
     failures:write(status, " ", (body:sub(1, 300):gsub("[%c]", " ")), "\\n")
