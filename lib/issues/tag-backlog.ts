@@ -126,10 +126,18 @@ const globalForBudget = globalThis as unknown as { __telltaleFoldBudget?: { rows
 export async function foldTagBacklog(options: { wait?: boolean; upTo?: string | null; budget?: number } = {}): Promise<FoldReport> {
   const fold = (budget: number) => foldOnce({ wait: options.wait ?? true, upTo: options.upTo ?? null, budget });
   if (options.budget !== undefined) return withFoldRetries(options.budget, fold);
-  const state = (globalForBudget.__telltaleFoldBudget ??= { rows: TAG_ROWS_PER_FOLD });
-  const start = state.rows;
-  const report = await withFoldRetries(start, fold, (rows) => (state.rows = rows));
-  if (state.rows === start) state.rows = nextFoldBudget(start);
+  return withKeptBudget((globalForBudget.__telltaleFoldBudget ??= { rows: TAG_ROWS_PER_FOLD }), fold);
+}
+
+/**
+ * `fold` through withFoldRetries with the budget `kept` holds, which keeps
+ * what the retries halved it to, or grows by nextFoldBudget after a fold
+ * that fitted at once.
+ */
+export async function withKeptBudget(kept: { rows: number }, fold: (budget: number) => Promise<FoldReport>): Promise<FoldReport> {
+  const start = kept.rows;
+  const report = await withFoldRetries(start, fold, (rows) => (kept.rows = rows));
+  if (kept.rows === start) kept.rows = nextFoldBudget(start);
   return report;
 }
 

@@ -4,7 +4,7 @@
  * tag rows, a deadlock with the same, anything else is thrown at once.
  */
 import { describe, expect, it } from "vitest";
-import { MAX_FOLD_TRIES, nextFoldBudget, TAG_ROWS_PER_FOLD, withFoldRetries } from "@/lib/issues/tag-backlog";
+import { MAX_FOLD_TRIES, nextFoldBudget, TAG_ROWS_PER_FOLD, withFoldRetries, withKeptBudget } from "@/lib/issues/tag-backlog";
 
 const done = { statements: 3, tagRows: 10, busy: false };
 const pastDeadline = Object.assign(new Error("canceling statement due to statement timeout"), { code: "57014" });
@@ -53,5 +53,35 @@ describe("withFoldRetries", () => {
     const budgets: number[] = [];
     await expect(withFoldRetries(64, async (budget) => (budgets.push(budget), Promise.reject(pastDeadline)))).rejects.toBe(pastDeadline);
     expect(budgets).toEqual([64, 32, 16, 8, 4, 2].slice(0, MAX_FOLD_TRIES));
+  });
+});
+
+describe("withKeptBudget (the process's budget between background folds)", () => {
+  it("keeps a budget the retries halved, grows it by a tenth per fold that fits at once, and stops at TAG_ROWS_PER_FOLD", async () => {
+    const kept = { rows: TAG_ROWS_PER_FOLD };
+    const budgets: number[] = [];
+    const fitsUnder = (limit: number) => async (budget: number) => {
+      budgets.push(budget);
+      if (budget > limit) throw pastDeadline;
+      return done;
+    };
+    await withKeptBudget(kept, fitsUnder(TAG_ROWS_PER_FOLD / 2));
+    expect(budgets).toEqual([TAG_ROWS_PER_FOLD, TAG_ROWS_PER_FOLD / 2]);
+    expect(kept.rows).toBe(TAG_ROWS_PER_FOLD / 2);
+
+    budgets.length = 0;
+    await withKeptBudget(kept, fitsUnder(Infinity));
+    await withKeptBudget(kept, fitsUnder(Infinity));
+    expect(budgets).toEqual([TAG_ROWS_PER_FOLD / 2, nextFoldBudget(TAG_ROWS_PER_FOLD / 2)]);
+    expect(kept.rows).toBe(nextFoldBudget(nextFoldBudget(TAG_ROWS_PER_FOLD / 2)));
+
+    for (let i = 0; i < 20; i++) await withKeptBudget(kept, fitsUnder(Infinity));
+    expect(kept.rows).toBe(TAG_ROWS_PER_FOLD);
+  });
+
+  it("keeps the halved budget when every try failed", async () => {
+    const kept = { rows: 64 };
+    await expect(withKeptBudget(kept, async () => Promise.reject(pastDeadline))).rejects.toBe(pastDeadline);
+    expect(kept.rows).toBe(64 / 2 ** (MAX_FOLD_TRIES - 1));
   });
 });
