@@ -60,6 +60,21 @@ export function isRetryableConflict(error: unknown, depth = 0): boolean {
   return isRetryableConflict(e.cause, depth + 1);
 }
 
+/**
+ * Runs `step`, again after a deadlock or serialization failure (up to
+ * `retries` more times): for short autocommit steps that another
+ * transaction (a project's deletion, a fold) may deadlock with.
+ */
+export async function retryingConflicts<T>(step: () => Promise<T>, retries = 3): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await step();
+    } catch (error) {
+      if (attempt >= retries || !isRetryableConflict(error)) throw error;
+    }
+  }
+}
+
 /** A statement that ran past its deadline, cancelled by the server (57014, statement_timeout) or given up by the client (isClientDeadline). */
 export function isPastDeadline(error: unknown, depth = 0): boolean {
   if (!error || typeof error !== "object" || depth > 4) return false;

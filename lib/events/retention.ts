@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import { retryingConflicts } from "@/lib/db/errors";
 import { sqlDb } from "@/lib/db/sql";
 
 /** One bounded deletion: rows deleted, rows it took (fewer than the limit: nothing left), where it stopped. */
@@ -79,4 +80,33 @@ export async function deleteExpiredUntimedEvents(projectId: string, cutoff: Date
     ])
     .executeTakeFirstOrThrow();
   return { deleted: row.deleted, taken: row.taken };
+}
+
+/**
+ * A project's events before `cutoff` in steps of `limit` (each its own short
+ * statement), then those with no time that arrived before it. Before each
+ * step, `nextStep` may pause, or end the walk by answering false (then this
+ * answers false: not done). `taken` < limit: done.
+ */
+export async function deleteProjectEventsBefore(
+  projectId: string,
+  cutoff: Date,
+  limit: number,
+  nextStep: () => Promise<boolean>,
+  onDeleted: (n: number) => void,
+): Promise<boolean> {
+  let after: { at: Date | "-infinity"; id: string } = FIRST_EVENT_POSITION;
+  for (;;) {
+    if (!(await nextStep())) return false;
+    const step = await retryingConflicts(() => deleteExpiredEvents(projectId, cutoff, after, limit));
+    onDeleted(step.deleted);
+    if (step.taken < limit || !step.last) break;
+    after = step.last;
+  }
+  for (;;) {
+    if (!(await nextStep())) return false;
+    const step = await retryingConflicts(() => deleteExpiredUntimedEvents(projectId, cutoff, limit));
+    onDeleted(step.deleted);
+    if (step.taken < limit) return true;
+  }
 }

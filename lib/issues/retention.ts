@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import { retryingConflicts } from "@/lib/db/errors";
 import { sqlDb } from "@/lib/db/sql";
 
 /** The count tables retention trims, and the column of their bucket: a minute, an hour, a day. */
@@ -56,4 +57,28 @@ export async function deleteExpiredCounts(
     ])
     .executeTakeFirstOrThrow();
   return { deleted: row.deleted, taken: row.taken, lastAt: row.last_at };
+}
+
+/**
+ * A project's count rows of one bucket size whose bucket starts before
+ * `before`, in steps of `limit` (the keyset is the bucket time); `nextStep`
+ * as for deleteProjectEventsBefore. Rows a fold or ingestion holds are
+ * skipped (deleteExpiredCounts).
+ */
+export async function deleteProjectCountsBefore(
+  bucket: CountBucket,
+  projectId: string,
+  before: Date,
+  limit: number,
+  nextStep: () => Promise<boolean>,
+  onDeleted: (n: number) => void,
+): Promise<boolean> {
+  let from: Date | "-infinity" = "-infinity";
+  for (;;) {
+    if (!(await nextStep())) return false;
+    const step = await retryingConflicts(() => deleteExpiredCounts(bucket, projectId, before, from, limit));
+    onDeleted(step.deleted);
+    if (step.taken < limit || !step.lastAt) return true;
+    from = step.lastAt;
+  }
 }

@@ -2,7 +2,9 @@ import { grantsOfUser } from "@/lib/auth/memberships";
 import { prisma } from "@/lib/db/client";
 import { sqlDb } from "@/lib/db/sql";
 import { errors } from "@/lib/http/errors";
+import { deleteProjectEventsBefore } from "@/lib/events/retention";
 import { deleteProjectTagCounts, lockProjectIssues } from "@/lib/issues/project-deletion";
+import { COUNT_BUCKETS, deleteProjectCountsBefore, type CountBucket } from "@/lib/issues/retention";
 import { countEventsByProject } from "@/lib/issues/totals";
 import { activeKeyLast4 } from "@/lib/keys/queries";
 import { projectDsn } from "@/lib/keys/dsn";
@@ -122,13 +124,18 @@ export async function updateProject(access: ProjectAccess, changes: { name?: str
 }
 
 /** Deletes a project with its events, keys, memberships and invitations (owners only). */
-export async function deleteProjectAsOwner(access: ProjectAccess, options: { confirmName?: string } = {}): Promise<void> {
+export async function deleteProjectAsOwner(
+  access: ProjectAccess,
+  options: { confirmName?: string; stepsAboveEvents?: number; stepRows?: number } = {},
+): Promise<void> {
   requireOwner(access);
   // The dashboard asks the owner to type the name; checked against the stored one.
   if (options.confirmName !== undefined && options.confirmName !== access.projectName) {
     throw errors.validation([{ path: "confirmation", message: "Type the project name exactly to confirm." }]);
   }
-  // Foreign keys cascade, but for the tag counts; a concurrent delete is a 404, not a 500.
+  const events = (await countEventsByProject([access.projectId])).get(access.projectId) ?? 0;
+  if (events > (options.stepsAboveEvents ?? DELETE_IN_STEPS_ABOVE_EVENTS)) await deleteProjectData(access.projectId, { stepRows: options.stepRows });
+  // Foreign keys cascade (what arrived since the steps above), but for the tag counts; a concurrent delete is a 404, not a 500.
   const count = await sqlDb()
     .transaction()
     .execute(async (trx) => {
@@ -139,6 +146,36 @@ export async function deleteProjectAsOwner(access: ProjectAccess, options: { con
     });
   forgetProjectKeys(access.projectId);
   if (count === 0n) throw errors.notFound(PROJECT_NOT_FOUND);
+}
+
+/**
+ * A project with more events than this (its issues' totals: an upper bound)
+ * has them and their counts deleted in steps before its row. Steps cost
+ * several times what one cascade does per row (7.6 s against 1.2 s for a
+ * million), so a smaller project goes in one transaction.
+ */
+const DELETE_IN_STEPS_ABOVE_EVENTS = 100_000;
+/** Rows per statement when a project's events and counts are deleted in steps. */
+const PROJECT_DELETION_STEP_ROWS = 20_000;
+/** After every event and count bucket (event times are at most a minute past their arrival). */
+const END_OF_TIME = new Date("9999-12-31T00:00:00Z");
+
+/**
+ * A project's events and counts, deleted in steps of `stepRows` (each its
+ * own short statement), before its row goes: the cascade of a large
+ * project's millions of rows in one statement would pass the statement
+ * deadline, and the project could never be deleted. Answers the rows
+ * deleted per kind.
+ */
+export async function deleteProjectData(projectId: string, options: { stepRows?: number | undefined } = {}): Promise<Record<"events" | CountBucket, number>> {
+  const stepRows = options.stepRows ?? PROJECT_DELETION_STEP_ROWS;
+  const deleted = { events: 0, minute: 0, hour: 0, day: 0, tagHour: 0, tagDay: 0 };
+  const always = async () => true;
+  await deleteProjectEventsBefore(projectId, END_OF_TIME, stepRows, always, (n) => (deleted.events += n));
+  for (const bucket of Object.keys(COUNT_BUCKETS) as CountBucket[]) {
+    await deleteProjectCountsBefore(bucket, projectId, END_OF_TIME, stepRows, always, (n) => (deleted[bucket] += n));
+  }
+  return deleted;
 }
 
 /**

@@ -1,8 +1,7 @@
 import { settings } from "@/lib/config/settings";
-import { isRetryableConflict } from "@/lib/db/errors";
-import { deleteExpiredEvents, deleteExpiredUntimedEvents, FIRST_EVENT_POSITION } from "@/lib/events/retention";
+import { deleteProjectEventsBefore } from "@/lib/events/retention";
 import { purgeExpiredIdempotencyKeys } from "@/lib/ingest/idempotency";
-import { deleteExpiredCounts, type CountBucket } from "@/lib/issues/retention";
+import { deleteProjectCountsBefore } from "@/lib/issues/retention";
 import { listProjectIds } from "@/lib/projects/service";
 
 const DAY_MS = 86_400_000;
@@ -18,7 +17,6 @@ const HOUR_MS = 3_600_000;
  */
 export const DEFAULT_RETENTION_BATCH_SIZE = 1_000;
 
-const MAX_CONFLICT_RETRIES = 3;
 const DEFAULT_PAUSE_RATIO = 3;
 
 /** How long one POST /api/cron/retention deletes before answering (under the route's 60 s maxDuration). */
@@ -134,66 +132,18 @@ export async function runRetention(options: RetentionOptions = {}): Promise<Rete
     const hourCutoff = new Date(Math.floor(cutoff.getTime() / HOUR_MS) * HOUR_MS);
     const dayCutoff = new Date(Math.floor(cutoff.getTime() / DAY_MS) * DAY_MS);
     for (const id of await listProjectIds()) {
-      complete &&= await deleteEvents(id, cutoff, batchSize, nextStep, deleted);
-      complete &&= await deleteCounts("minute", id, minuteCutoff, batchSize, nextStep, (n) => (deleted.minuteCounts += n));
-      complete &&= await deleteCounts("hour", id, hourCutoff, batchSize, nextStep, (n) => (deleted.hourCounts += n));
-      complete &&= await deleteCounts("day", id, dayCutoff, batchSize, nextStep, (n) => (deleted.dayCounts += n));
-      complete &&= await deleteCounts("tagHour", id, hourCutoff, batchSize, nextStep, (n) => (deleted.tagHourCounts += n));
-      complete &&= await deleteCounts("tagDay", id, dayCutoff, batchSize, nextStep, (n) => (deleted.tagDayCounts += n));
+      complete &&= await deleteProjectEventsBefore(id, cutoff, batchSize, nextStep, (n) => (deleted.events += n));
+      complete &&= await deleteProjectCountsBefore("minute", id, minuteCutoff, batchSize, nextStep, (n) => (deleted.minuteCounts += n));
+      complete &&= await deleteProjectCountsBefore("hour", id, hourCutoff, batchSize, nextStep, (n) => (deleted.hourCounts += n));
+      complete &&= await deleteProjectCountsBefore("day", id, dayCutoff, batchSize, nextStep, (n) => (deleted.dayCounts += n));
+      complete &&= await deleteProjectCountsBefore("tagHour", id, hourCutoff, batchSize, nextStep, (n) => (deleted.tagHourCounts += n));
+      complete &&= await deleteProjectCountsBefore("tagDay", id, dayCutoff, batchSize, nextStep, (n) => (deleted.tagDayCounts += n));
       if (!complete) break;
     }
   }
   if (complete) complete = await deleteIdempotencyKeys(batchSize, nextStep, deleted);
 
   return { retentionDays: days, cutoff: cutoff?.toISOString() ?? null, deleted, complete, durationMs: Date.now() - started, pauseRatio, pausedMs };
-}
-
-/** Runs one step; a project deleted at the same moment can deadlock with it, and the step is simply tried again. */
-async function retrying<T>(step: () => Promise<T>): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await step();
-    } catch (error) {
-      if (attempt >= MAX_CONFLICT_RETRIES || !isRetryableConflict(error)) throw error;
-    }
-  }
-}
-
-/** A project's events before the cut-off, then those with no time that arrived before it. `taken` < limit: done. */
-async function deleteEvents(projectId: string, cutoff: Date, limit: number, nextStep: () => Promise<boolean>, deleted: RetentionDeleted): Promise<boolean> {
-  let after: { at: Date | "-infinity"; id: string } = FIRST_EVENT_POSITION;
-  for (;;) {
-    if (!(await nextStep())) return false;
-    const step = await retrying(() => deleteExpiredEvents(projectId, cutoff, after, limit));
-    deleted.events += step.deleted;
-    if (step.taken < limit || !step.last) break;
-    after = step.last;
-  }
-  for (;;) {
-    if (!(await nextStep())) return false;
-    const step = await retrying(() => deleteExpiredUntimedEvents(projectId, cutoff, limit));
-    deleted.events += step.deleted;
-    if (step.taken < limit) return true;
-  }
-}
-
-/** A project's count rows of one bucket size whose bucket starts before `before`; the keyset is the bucket time. */
-async function deleteCounts(
-  bucket: CountBucket,
-  projectId: string,
-  before: Date,
-  limit: number,
-  nextStep: () => Promise<boolean>,
-  add: (n: number) => void,
-): Promise<boolean> {
-  let from: Date | "-infinity" = "-infinity";
-  for (;;) {
-    if (!(await nextStep())) return false;
-    const step = await retrying(() => deleteExpiredCounts(bucket, projectId, before, from, limit));
-    add(step.deleted);
-    if (step.taken < limit || !step.lastAt) return true;
-    from = step.lastAt;
-  }
 }
 
 /** Idempotency keys past their 24 hours, whatever RETENTION_DAYS says, in steps of their owner's purge. */
