@@ -76,6 +76,24 @@ export async function cloneSeeded(template: string, seed: (url: string) => Promi
  * Checkpoints the runs' own writes cause still count. Needs a superuser or
  * pg_checkpoint; without them the runs go on as they are.
  */
+/** CPU ms of every process whose command name starts with `name` (Linux /proc). */
+export function cpuMsOf(name: string): number {
+  let total = 0;
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+      const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      if (!comm.startsWith(name)) continue;
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      total += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return total * 10;
+}
+
 export async function checkpoint(): Promise<void> {
   await admin((c) => c.query("CHECKPOINT")).catch((error: unknown) => console.warn(`CHECKPOINT failed (${error instanceof Error ? error.message : error}); measuring without it`));
 }

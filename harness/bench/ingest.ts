@@ -38,7 +38,7 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { v7 as uuidv7 } from "uuid";
-import { buildApp, checkpoint, cloneSeeded, progress, ROOT, schemaTag, startServer, wrk, type WrkResult, useDatabase } from "@/harness/bench/harness";
+import { buildApp, checkpoint, cloneSeeded, cpuMsOf, progress, ROOT, schemaTag, startServer, wrk, type WrkResult, useDatabase } from "@/harness/bench/harness";
 import { OTLP_RECORD_ATTRIBUTE, OTLP_TAG_KEYS, prepareOtlpRequests } from "@/harness/bench/otlp-logs";
 import { prepareRequests, SDK_EVENT_TAG_KEYS, SERVICES, sdkEventFields, type RequestKind } from "@/harness/bench/sdk-events";
 import { ingestTemplateName, sampler } from "@/harness/bench/workload";
@@ -235,10 +235,13 @@ async function main() {
     }
 
     /** One measured wrk run, with the checkpoints that started during it. */
-    async function measuredWrk(opts: Parameters<typeof wrk>[1]): Promise<{ r: WrkResult; checkpoints: number }> {
+    /** A wrk run, with the checkpoints PostgreSQL started and the CPU its processes used (ms per request) meanwhile. */
+    async function measuredWrk(opts: Parameters<typeof wrk>[1]): Promise<{ r: WrkResult; checkpoints: number; postgresCpu: string }> {
       const before = await checkpointsNow();
+      const postgresBefore = cpuMsOf("postgres");
       const r = await wrk(server, opts);
-      return { r, checkpoints: (await checkpointsNow()) - before };
+      const postgresCpu = ((cpuMsOf("postgres") - postgresBefore) / r.requests).toFixed(2);
+      return { r, checkpoints: (await checkpointsNow()) - before, postgresCpu };
     }
 
     /** When wrk stops: the ingest statements whose tag counts the server's background fold has not added yet. */
@@ -320,11 +323,12 @@ async function main() {
     async function measure(kind: RequestKind, connections: number, name: string, baseline?: { name: string; r: WrkResult }) {
       const req = await requests(kind);
       const loadAvg = load();
-      const { r, checkpoints } = await measuredWrk({ path: "/", connections, seconds: DURATION, script: req.script });
+      const { r, checkpoints, postgresCpu } = await measuredWrk({ path: "/", connections, seconds: DURATION, script: req.script });
       const backlog = await tagBacklogNow();
       const check = await unacknowledgedRows(req.idsDir, kind, req.madeAt);
       const events = kind === "batch" ? 100 : 1;
       report(name, r, loadAvg, {
+        "PostgreSQL CPU ms/req": postgresCpu,
         "body B": req.bodyBytes,
         "events/s": Math.round(r.rps * events),
         ...(baseline ? { vs: `${((r.rps / baseline.r.rps) * 100).toFixed(0)}% of ${baseline.name}` } : {}),
@@ -448,13 +452,14 @@ async function main() {
       const name = `POST /v1/logs (protobuf, 100/req) c16 #${round}`;
       const req = await otlpRequests();
       const loadAvg = load();
-      const { r, checkpoints } = await measuredWrk({ path: "/", connections: 16, threads: 16, seconds: DURATION, script: req.script });
+      const { r, checkpoints, postgresCpu } = await measuredWrk({ path: "/", connections: 16, threads: 16, seconds: DURATION, script: req.script });
       const backlog = await tagBacklogNow();
       await settled();
       const check = await unstoredOtlpRecords(req);
       otlpUnstored += check.missing + check.duplicated + check.refusedStored;
       otlpRecordsPerSecond.push(r.rps * 100);
       report(name, r, loadAvg, {
+        "PostgreSQL CPU ms/req": postgresCpu,
         "body B": req.bodyBytes,
         "records/s": Math.round(r.rps * 100),
         "200 answers": check.acknowledged,

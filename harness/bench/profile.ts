@@ -23,7 +23,7 @@ import fs from "node:fs";
 import { SourceMap } from "node:module";
 import os from "node:os";
 import path from "node:path";
-import { checkpoint, cloneSeeded, OPENING_PAUSE_MS, schemaTag, startServer, wrk, useDatabase, type WrkResult } from "@/harness/bench/harness";
+import { checkpoint, cloneSeeded, cpuMsOf, OPENING_PAUSE_MS, schemaTag, startServer, wrk, useDatabase, type WrkResult } from "@/harness/bench/harness";
 import { prepareOtlpRequests } from "@/harness/bench/otlp-logs";
 import { prepareRequests } from "@/harness/bench/sdk-events";
 import { ingestTemplateName } from "@/harness/bench/workload";
@@ -42,24 +42,6 @@ if (!(DURATION >= 3)) throw new Error("BENCH_DURATION must be at least 3 seconds
 
 process.env.TELLTALE_SECRET ??= "bench-secret-bench-secret-bench-secret-0123";
 process.env.TELLTALE_LOG ??= "silent";
-
-/** CPU ms of every process whose command name starts with `name` (Linux /proc). */
-function cpuMsOf(name: string): number {
-  let total = 0;
-  for (const entry of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
-      const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-      if (!comm.startsWith(name)) continue;
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      total += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // ended meanwhile
-    }
-  }
-  return total * 10;
-}
 
 type ProfileNode = { id: number; callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number }; children?: number[] };
 type Profile = { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[]; startTime: number };
