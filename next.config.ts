@@ -28,9 +28,13 @@ export default function nextConfig(phase: string): NextConfig {
     async headers() {
       return [
         { source: "/:path*", headers: [...SECURITY_HEADERS] },
-        // Pages whose URL carries a single-use token: never leak it in a Referer.
-        { source: "/signin/confirm", headers: [{ key: "Referrer-Policy", value: "no-referrer" }] },
-        { source: "/invitations/:token", headers: [{ key: "Referrer-Policy", value: "no-referrer" }] },
+        // Pages whose URL carries a single-use token: never leak it in a Referer
+        // to another site. Not no-referrer: their own form's POST would carry
+        // `Origin: null`, and over plain http to an address other than
+        // localhost (a LAN address) browsers send no Sec-Fetch-Site either, so
+        // lib/auth/same-origin.ts could not tell the page from another site.
+        { source: "/signin/confirm", headers: [{ key: "Referrer-Policy", value: "same-origin" }] },
+        { source: "/invitations/:token", headers: [{ key: "Referrer-Policy", value: "same-origin" }] },
       ];
     },
   };

@@ -28,6 +28,21 @@ function authUrlOrigin(): string | null {
 }
 
 /**
+ * `request` at the origin the user reached (publicOrigin), for Auth.js,
+ * which takes where to send the browser after sign-in from the request's
+ * URL: Next.js hands route handlers http://127.0.0.1:… as "localhost", a
+ * redirect to another origin than the page's, which the page's CSP
+ * (form-action 'self') blocks.
+ */
+export async function atPublicOrigin(request: Request): Promise<Request> {
+  const url = new URL(request.url);
+  const origin = publicOrigin(request);
+  if (url.origin === origin) return request;
+  const body = request.method === "GET" || request.method === "HEAD" ? undefined : await request.arrayBuffer();
+  return new Request(`${origin}${url.pathname}${url.search}`, { method: request.method, headers: request.headers, body, signal: request.signal });
+}
+
+/**
  * The origin users reach this service at, for links in mails: AUTH_URL when
  * set (what Auth.js uses too); else, behind a trusted proxy
  * (AUTH_TRUST_HOST=true), the host and scheme it forwards; else the request's

@@ -21,7 +21,7 @@ import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromium, type Browser, type BrowserContext, type Page } from "@playwright/test";
 import { freePort } from "@/tests/helpers/free-port";
-import { signIn, startDev, stopDev, type Dev } from "@/tests/helpers/dev-server";
+import { requestSignInLink, signIn, startDev, stopDev, type Dev } from "@/tests/helpers/dev-server";
 
 const ROOT = process.cwd();
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -148,4 +148,22 @@ describe("npm run dev, restarted", () => {
     // Unpatched, Next.js 16.4.5 reloaded all four tabs here.
     expect(loadsOf()).toEqual([["/projects", "/projects"], [], [], []]);
   }, 300_000);
+
+  it("signs a browser in at http://127.0.0.1, the address it names for SDKs, and keeps it there", async () => {
+    // Next.js hands route handlers 127.0.0.1 as "localhost": Auth.js sent the
+    // browser there after sign-in, which the page's CSP (form-action 'self') blocked.
+    const local = { ...dev!, origin: `http://127.0.0.1:${port}` };
+    const { link } = await requestSignInLink(local, `local-${process.pid}@example.test`);
+    expect(link.origin).toBe(local.origin);
+    const signedIn = await browser!.newContext();
+    try {
+      const page = await signedIn.newPage();
+      await page.goto(link.href, { waitUntil: "load", timeout: 180_000 });
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await page.waitForURL(`${local.origin}/projects`, { timeout: 180_000 });
+      expect((await signedIn.cookies(local.origin)).some((c) => c.name === "authjs.session-token")).toBe(true);
+    } finally {
+      await signedIn.close();
+    }
+  }, 400_000);
 });

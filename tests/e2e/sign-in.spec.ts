@@ -33,3 +33,12 @@ test("a new user signs in with the emailed link, lands on the projects page, and
   await page.goto("/projects");
   await expect(page).toHaveURL(/\/signin\?callbackUrl=/);
 });
+
+test("pages whose URL holds a one-time token keep it from other sites, and their own form still says where it comes from", async ({ request }) => {
+  // no-referrer made the form's POST carry `Origin: null`: over plain http to
+  // a LAN address, with no Sec-Fetch-Site either, sign-in was refused as cross-site.
+  for (const path of ["/signin/confirm?token=x&email=a%40b.test", "/invitations/some-token"]) {
+    const page = await request.get(path, { maxRedirects: 0 });
+    expect(page.headers()["referrer-policy"], path).toBe("same-origin");
+  }
+});

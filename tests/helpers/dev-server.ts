@@ -51,29 +51,24 @@ export async function stopDev(d: Dev): Promise<void> {
   await exited;
 }
 
+/** A request's Cookie header from `jar`, and what a response sets kept in it. */
+function cookieJar(jar: Map<string, string>) {
+  return {
+    cookie: () => [...jar].map(([k, v]) => `${k}=${v}`).join("; "),
+    keep: (res: Response) => {
+      for (const line of res.headers.getSetCookie()) {
+        const [pair] = line.split(";");
+        const eq = pair!.indexOf("=");
+        jar.set(pair!.slice(0, eq), pair!.slice(eq + 1));
+      }
+    },
+  };
+}
+
 /** Signs in as a developer does without a mail server: the link from the log, then the confirmation page's button. */
 export async function signIn(d: Dev, email: string): Promise<string> {
-  const jar = new Map<string, string>();
-  const cookie = () => [...jar].map(([k, v]) => `${k}=${v}`).join("; ");
-  const keep = (res: Response) => {
-    for (const line of res.headers.getSetCookie()) {
-      const [pair] = line.split(";");
-      const eq = pair!.indexOf("=");
-      jar.set(pair!.slice(0, eq), pair!.slice(eq + 1));
-    }
-  };
-  const csrf = await fetch(`${d.origin}/api/auth/csrf`);
-  keep(csrf);
-  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
-  const sent = await fetch(`${d.origin}/api/auth/signin/nodemailer`, {
-    method: "POST",
-    redirect: "manual",
-    headers: { cookie: cookie(), "content-type": "application/x-www-form-urlencoded", origin: d.origin },
-    body: new URLSearchParams({ email, csrfToken, callbackUrl: "/projects" }),
-  });
-  keep(sent);
-  const line = await waitForLine(d, new RegExp(`DEV SIGN-IN LINK .* for ${email.replace(/[.+]/g, "\\$&")}: (\\S+)`));
-  const link = new URL(line.match(/: (\S+)$/)![1]!);
+  const { link, jar } = await requestSignInLink(d, email);
+  const { cookie, keep } = cookieJar(jar);
   const action = new URL(`/api/auth/callback/nodemailer?${link.searchParams}`, d.origin);
   const confirmed = await fetch(action, {
     method: "POST",
@@ -85,6 +80,24 @@ export async function signIn(d: Dev, email: string): Promise<string> {
   const session = jar.get("authjs.session-token");
   if (!session) throw new Error(`no session after the sign-in link (${confirmed.status})`);
   return session;
+}
+
+/** The sign-in form's request for `email`'s link, sent to `d.origin`; the link as the dev mail log shows it, and the request's cookies. */
+export async function requestSignInLink(d: Dev, email: string): Promise<{ link: URL; jar: Map<string, string> }> {
+  const jar = new Map<string, string>();
+  const { cookie, keep } = cookieJar(jar);
+  const csrf = await fetch(`${d.origin}/api/auth/csrf`);
+  keep(csrf);
+  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
+  const sent = await fetch(`${d.origin}/api/auth/signin/nodemailer`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { cookie: cookie(), "content-type": "application/x-www-form-urlencoded", origin: d.origin },
+    body: new URLSearchParams({ email, csrfToken, callbackUrl: "/projects" }),
+  });
+  keep(sent);
+  const line = await waitForLine(d, new RegExp(`DEV SIGN-IN LINK .* for ${email.replace(/[.+]/g, "\\$&")}: (\\S+)`));
+  return { link: new URL(line.match(/: (\S+)$/)![1]!), jar };
 }
 
 export async function waitForLine(d: Dev, pattern: RegExp): Promise<string> {

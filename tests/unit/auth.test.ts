@@ -6,7 +6,7 @@ import { requireSessionUser } from "@/lib/auth/session";
 import { consumeSignInAttempt, normalizeEmailKey } from "@/lib/auth/sign-in-rate-limit";
 import { addressBlock, clientAddress, CLIENT_ADDRESS_HEADER } from "@/lib/http/client-address";
 import { authCallbackAction, confirmationUrl } from "@/lib/sign-in/sign-in-email";
-import { publicOrigin } from "@/lib/auth/public-origin";
+import { atPublicOrigin, publicOrigin } from "@/lib/auth/public-origin";
 
 afterEach(() => unstubEnvs());
 
@@ -186,3 +186,31 @@ describe("publicOrigin", () => {
     expect(publicOrigin(req("POST", { "x-forwarded-host": "[::1]:8080" }))).toBe("http://[::1]:8080");
   });
 });
+
+describe("atPublicOrigin (what Auth.js is given)", () => {
+  it("puts the request at the origin the browser reached, with its method, headers and body, when Next.js named another", async () => {
+    stubEnv("AUTH_TRUST_HOST", "true");
+    stubEnv("AUTH_URL", "");
+    // Next.js hands a route handler http://127.0.0.1:3000 as "localhost".
+    const sent = new Request("http://localhost:3000/api/auth/callback/nodemailer?token=t&email=a%40b.test", {
+      method: "POST",
+      headers: { host: "127.0.0.1:3000", "content-type": "application/x-www-form-urlencoded", cookie: "authjs.csrf-token=c" },
+      body: "csrfToken=c",
+    });
+    const given = await atPublicOrigin(sent);
+    expect(given.url).toBe("http://127.0.0.1:3000/api/auth/callback/nodemailer?token=t&email=a%40b.test");
+    expect(given.method).toBe("POST");
+    expect(given.headers.get("cookie")).toBe("authjs.csrf-token=c");
+    expect(await given.text()).toBe("csrfToken=c");
+  });
+
+  it("leaves a request alone that is at that origin already, and follows AUTH_URL when it is set", async () => {
+    stubEnv("AUTH_TRUST_HOST", "true");
+    stubEnv("AUTH_URL", "");
+    const same = req("POST", { host: "localhost:3000" });
+    expect(await atPublicOrigin(same)).toBe(same);
+    stubEnv("AUTH_URL", "https://telltale.example");
+    expect((await atPublicOrigin(req("GET", { host: "127.0.0.1:3000" }, "http://localhost:3000/api/auth/session"))).url).toBe("https://telltale.example/api/auth/session");
+  });
+});
+

@@ -3,6 +3,7 @@ import { handlers } from "@/lib/sign-in/config";
 import { withSignInClientIp } from "@/lib/sign-in/sign-in-request";
 import { errorToResponse } from "@/lib/edge/problem";
 import { assertAcceptedCallbackUrl } from "@/lib/auth/safe-callback";
+import { atPublicOrigin } from "@/lib/auth/public-origin";
 
 type AuthRequest = Parameters<typeof handlers.GET>[0];
 
@@ -14,7 +15,7 @@ const EMAIL_CALLBACK = "/api/auth/callback/nodemailer";
  * button POSTs. Without this, a link of the attacker's own account opened in
  * a victim's browser would sign the victim in as the attacker (login CSRF).
  */
-export function GET(request: Request): Promise<Response> | Response {
+export async function GET(request: Request): Promise<Response> {
   try {
     assertAcceptedCallbackUrl(request);
   } catch (error) {
@@ -22,7 +23,7 @@ export function GET(request: Request): Promise<Response> | Response {
   }
   const url = new URL(request.url);
   if (url.pathname === EMAIL_CALLBACK) return Response.redirect(new URL(`/signin/confirm?${url.searchParams}`, url), 303);
-  return handlers.GET(request as AuthRequest);
+  return handlers.GET((await atPublicOrigin(request)) as AuthRequest);
 }
 
 /**
@@ -37,5 +38,6 @@ export async function POST(request: Request): Promise<Response> {
   } catch (error) {
     return errorToResponse(error, crypto.randomUUID());
   }
-  return withSignInClientIp(request, () => handlers.POST(request as AuthRequest));
+  const atOrigin = await atPublicOrigin(request);
+  return withSignInClientIp(atOrigin, () => handlers.POST(atOrigin as AuthRequest));
 }
