@@ -72,7 +72,11 @@ const tagsSchema = z
       .string({ error: "Tag values must be strings." })
       .min(1, "Tag values must not be empty.")
       .max(MAX_TAG_VALUE_CHARS, `Tag values have at most ${MAX_TAG_VALUE_CHARS} characters.`),
-    { error: 'Must be an object of string values, e.g. {"region": "eu-west-1"}.' },
+    {
+      // A bad name is an invalid_key issue of the record itself: say what names may be.
+      error: (i) =>
+        i.code === "invalid_key" ? `Tag names have 1 to ${MAX_TAG_KEY_CHARS} characters.` : 'Must be an object of string values, e.g. {"region": "eu-west-1"}.',
+    },
   )
   .refine((tags) => Object.keys(tags).length <= MAX_TAGS, `Must have at most ${MAX_TAGS} tags.`);
 

@@ -98,6 +98,9 @@ describe("event validation", () => {
     const paths = problems.map((p) => p.path).sort();
     expect(paths).toEqual(["environment", "release", "tags.empty", `tags.${"k".repeat(33)}`, "tags.long", "tags.ok", "user.id", "user.name"].sort());
     expect(problems.find((p) => p.path === "user.name")!.message).toBe("Unknown field.");
+    // A bad tag name says what names may be, not that tags must be an object.
+    expect(problems.find((p) => p.path === `tags.${"k".repeat(33)}`)!.message).toBe("Tag names have 1 to 32 characters.");
+    expect(problemsOf(() => parseEventBody({ ...valid, tags: { "": "x" } }))).toEqual([{ path: "tags", message: "Tag names have 1 to 32 characters." }]);
     const tooMany = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, "v"]));
     expect(problemsOf(() => parseEventBody({ ...valid, tags: tooMany }))).toEqual([{ path: "tags", message: "Must have at most 50 tags." }]);
     for (const bad of [["a"], "x", null]) {
