@@ -16,6 +16,7 @@ import {
 import { boundedJson, defineValue, makeStorable, type StorableReport } from "@/lib/sentry/storable";
 import { fitEvent, recordNotes } from "@/lib/sentry/trim";
 import { MAX_BREADCRUMBS, type MappedEvent, type MappingContext, type SentryEvent } from "@/lib/sentry/types";
+import { contextsWithUserAgent } from "@/lib/sentry/user-agent";
 import { plural } from "@/lib/text/plural";
 
 /**
@@ -32,7 +33,8 @@ import { plural } from "@/lib/text/plural";
  * - context: `exception` ({values}, Sentry order, frames as sent),
  *   `breadcrumbs` ({values}, the last 100), `request` (without Cookie,
  *   Authorization and Proxy-Authorization headers nor `cookies`),
- *   `contexts`, `extra`, `sdk`, `server_name`, `transaction`, `platform`,
+ *   `contexts` (with `browser` and `os` from the request's User-Agent
+ *   where the SDK sent none, as Sentry does), `extra`, `sdk`, `server_name`, `transaction`, `platform`,
  *   `logger`, `dist`, `logentry`, `threads` and `stacktrace` when sent;
  *   `sentry` (the event_id, the original level, the other user fields,
  *   dropped tags);
@@ -81,6 +83,8 @@ export function mapSentryEvent(
     if (key === "threads" && !(isRecord(value) && Array.isArray(value.values) && value.values.some((t) => isRecord(t) && isRecord(t.stacktrace)))) continue;
     defineValue(out, key, value);
   }
+  const contexts = contextsWithUserAgent(request, out.contexts);
+  if (contexts) out.contexts = contexts;
   const logentry = logentryToKeep(payload, message.from);
   if (logentry) out.logentry = logentry;
 

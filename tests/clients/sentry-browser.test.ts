@@ -80,6 +80,9 @@ it("@sentry/browser 11.12.0 on a page of another origin reports a click handler'
     expect(event).toMatchObject({ level: "error", release: "storefront@3.2.0", environment: "production" });
     expect(event.context.request?.url).toBe(`${pageOrigin}/`);
     expect(event.context.request?.headers?.["User-Agent"]).toMatch(/Chrome/);
+    // The SDK sends no browser context: the User-Agent gives it, as Sentry derives it.
+    expect(event.context.contexts?.browser).toMatchObject({ name: "Chrome", version: expect.stringMatching(/^\d+\.\d+$/) });
+    expect(event.context.contexts?.os).toMatchObject({ name: "Linux" });
   }
   const clickValue = click.context.exception.values.at(-1);
   expect(clickValue.mechanism).toMatchObject({ type: "auto.browser.browserapierrors.addEventListener", handled: false });

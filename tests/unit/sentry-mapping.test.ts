@@ -6,6 +6,7 @@ import { envelopeToEvents } from "@/lib/sentry/items";
 import { parseSdkJson } from "@/lib/sentry/json";
 import { mapSentryEvent } from "@/lib/sentry/map-event";
 import { mapSentryLogs } from "@/lib/sentry/map-log";
+import { eventTagPairs } from "@/lib/events/event-tags";
 import { expectStorable } from "@/tests/fixtures/sentry/expect-storable";
 
 const ctx = { projectId: "project-1", clientAddress: "198.51.100.7" };
@@ -150,6 +151,30 @@ describe("context", () => {
     const frame = { function: "charge", module: "payments", filename: "pay.py", abs_path: "/app/pay.py", lineno: 10, colno: 2, in_app: true, pre_context: ["a"], context_line: "b", post_context: ["c"], vars: { x: 1 } };
     const c = context({ exception: { values: [7, { type: "E", value: "v", stacktrace: { frames: [frame, null, "x"] } }, { type: "F", stacktrace: "nope" }] } });
     expect(c.exception.values).toEqual([{ type: "E", value: "v", stacktrace: { frames: [frame] } }, { type: "F" }]);
+  });
+});
+
+describe("browser and os from the request's User-Agent (as Sentry derives them)", () => {
+  const CHROME_LINUX = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.8078.73 Safari/537.36";
+  const FIREFOX_WINDOWS = "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0";
+
+  it("adds them where the SDK sent none, as @sentry/browser sends the page's User-Agent, and the tag breakdowns count them", () => {
+    const mapped = event({ request: { url: "https://shop.example/cart", headers: { "User-Agent": CHROME_LINUX } }, exception: { values: [{ type: "TypeError", value: "x" }] } });
+    const contexts = (mapped.context as Record<string, any>).contexts;
+    expect(contexts.browser).toEqual({ type: "browser", name: "Chrome", version: "156.0" });
+    expect(contexts.os).toEqual({ type: "os", name: "Linux" });
+    const pairs = new Map(eventTagPairs({ ...mapped, context: mapped.context }) ?? []);
+    expect(pairs.get("browser")).toBe("Chrome 156.0");
+    expect(pairs.get("os")).toBe("Linux");
+  });
+
+  it("keeps what the SDK sent (a server's own os), reads [name, value] headers, and adds nothing for a User-Agent it does not know", () => {
+    const server = context({ request: { headers: [["user-agent", FIREFOX_WINDOWS]] }, contexts: { os: { name: "Linux", version: "6.1" }, runtime: { name: "node" } } });
+    expect(server.contexts).toEqual({ os: { name: "Linux", version: "6.1" }, runtime: { name: "node" }, browser: { type: "browser", name: "Firefox", version: "133.0" } });
+    const both = { browser: { name: "Edge", version: "120" }, os: { name: "Windows", version: "11" } };
+    expect(context({ request: { headers: { "user-agent": CHROME_LINUX } }, contexts: both }).contexts).toEqual(both);
+    expect(context({ request: { headers: { "User-Agent": "curl/8.1.2" } } }).contexts).toBeUndefined();
+    expect(context({ request: { headers: { "User-Agent": FIREFOX_WINDOWS } } }).contexts.os).toEqual({ type: "os", name: "Windows", version: "10" });
   });
 });
 
