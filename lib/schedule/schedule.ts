@@ -92,7 +92,10 @@ export const SCHEDULE = [
   {
     name: "statistics",
     description: "refreshes the planner's statistics of tables that changed, where autovacuum does not (the embedded database)",
-    intervalMs: 10 * MINUTE,
+    // As often as autovacuum looks (its naptime): a table that fills up after
+    // a start (the idempotency keys of the first envelopes) otherwise keeps
+    // plans made for it empty for up to ten minutes. A run that finds nothing stale is one query.
+    intervalMs: MINUTE,
     budgetMs: 30_000,
     async run({ deadline, clock }) {
       const report = await refreshStaleStatistics({ deadline, clock });
