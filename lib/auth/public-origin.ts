@@ -32,9 +32,12 @@ function authUrlOrigin(): string | null {
  * which takes where to send the browser after sign-in from the request's
  * URL: Next.js hands route handlers http://127.0.0.1:… as "localhost", a
  * redirect to another origin than the page's, which the page's CSP
- * (form-action 'self') blocks.
+ * (form-action 'self') blocks. With AUTH_URL set, the request is left as
+ * it is: next-auth puts it at AUTH_URL itself (and reads Next.js's own
+ * request type to do so).
  */
 export async function atPublicOrigin(request: Request): Promise<Request> {
+  if (authUrlOrigin()) return request;
   const url = new URL(request.url);
   const origin = publicOrigin(request);
   if (url.origin === origin) return request;

@@ -204,13 +204,14 @@ describe("atPublicOrigin (what Auth.js is given)", () => {
     expect(await given.text()).toBe("csrfToken=c");
   });
 
-  it("leaves a request alone that is at that origin already, and follows AUTH_URL when it is set", async () => {
+  it("leaves a request alone that is at that origin already, or when AUTH_URL is set (next-auth applies it to its own request type)", async () => {
     stubEnv("AUTH_TRUST_HOST", "true");
     stubEnv("AUTH_URL", "");
     const same = req("POST", { host: "localhost:3000" });
     expect(await atPublicOrigin(same)).toBe(same);
     stubEnv("AUTH_URL", "https://telltale.example");
-    expect((await atPublicOrigin(req("GET", { host: "127.0.0.1:3000" }, "http://localhost:3000/api/auth/session"))).url).toBe("https://telltale.example/api/auth/session");
+    const behindProxy = req("GET", { host: "0.0.0.0:3000" }, "http://0.0.0.0:3000/api/auth/session");
+    expect(await atPublicOrigin(behindProxy)).toBe(behindProxy);
   });
 });
 
