@@ -151,8 +151,9 @@ export async function deleteProjectAsOwner(
 /**
  * A project with more events than this (its issues' totals: an upper bound)
  * has them and their counts deleted in steps before its row. Steps cost
- * several times what one cascade does per row (7.6 s against 1.2 s for a
- * million), so a smaller project goes in one transaction.
+ * several times what one cascade does per row
+ * (docs/performance.md#figures-behind-the-code), so a smaller project goes
+ * in one transaction.
  */
 const DELETE_IN_STEPS_ABOVE_EVENTS = 100_000;
 /** Rows per statement when a project's events and counts are deleted in steps. */
