@@ -1,5 +1,5 @@
 import { settings } from "@/lib/config/settings";
-import { isForeignKeyViolation, isRetryableConflict } from "@/lib/db/errors";
+import { isForeignKeyViolation, retryingConflicts } from "@/lib/db/errors";
 import { alertsAfterIngest, type AlertsQueued } from "@/lib/alerts/background";
 import { errors } from "@/lib/http/errors";
 import { GroupCommit, type Settlement } from "@/lib/ingest/group-commit";
@@ -14,17 +14,9 @@ export type WriteOutcome = { replayed: false } | { replayed: true; response: obj
 
 type Settled = { outcome: WriteOutcome; alerts?: AlertsQueued };
 
-// A statement that lost a deadlock or serialization race is tried again, whole.
-const MAX_CONFLICT_RETRIES = 3;
-
-async function storeWithRetries(batch: WriteRequest[]): Promise<StatementResult> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await storeBatch(batch);
-    } catch (error) {
-      if (attempt >= MAX_CONFLICT_RETRIES || !isRetryableConflict(error)) throw error;
-    }
-  }
+/** A statement that lost a deadlock or serialization race is tried again, whole. */
+function storeWithRetries(batch: WriteRequest[]): Promise<StatementResult> {
+  return retryingConflicts(() => storeBatch(batch));
 }
 
 /** What each request of a committed statement gets. */
